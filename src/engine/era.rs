@@ -1,0 +1,86 @@
+//! Protocol revision negotiation for legacy sessions (lifecycle page, "Version negotiation")
+//! and the `MCP-Protocol-Version` header check (transports page, "Protocol Version Header").
+
+use crate::spec::ProtocolVersion;
+
+/// The header every request after `initialize` carries since 2025-06-18.
+pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// The client's revision if served, else the newest served (lifecycle: the server "MUST
+/// respond with another protocol version it supports", which "SHOULD be the latest").
+pub(crate) fn negotiate(
+    requested: &str,
+    served_newest_first: &[ProtocolVersion],
+) -> ProtocolVersion {
+    served_newest_first
+        .iter()
+        .copied()
+        .find(|v| v.as_str() == requested)
+        .or_else(|| served_newest_first.first().copied())
+        .unwrap_or(ProtocolVersion::V2025_11_25)
+}
+
+/// Checks the `MCP-Protocol-Version` header of a request in a session: absent is accepted
+/// (the session names the revision), unsupported or different from the negotiated one is
+/// not. The message says what was sent and what was expected.
+pub(crate) fn check_header(
+    header: Option<&str>,
+    session: ProtocolVersion,
+    served: &[ProtocolVersion],
+) -> Result<(), String> {
+    let Some(sent) = header else { return Ok(()) };
+    let sent = sent.trim();
+    let served_list = served
+        .iter()
+        .map(|v| v.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    match ProtocolVersion::parse(sent) {
+        Some(v) if !served.contains(&v) => Err(format!(
+            "unsupported MCP-Protocol-Version header `{sent}`: this server supports {served_list}"
+        )),
+        None => Err(format!(
+            "unsupported MCP-Protocol-Version header `{sent}`: this server supports {served_list}"
+        )),
+        Some(v) if v != session => Err(format!(
+            "MCP-Protocol-Version header `{sent}` does not match the version negotiated for this session, `{session}`"
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ProtocolVersion::*;
+
+    #[test]
+    fn negotiation_keeps_a_served_version_and_falls_back_to_the_newest() {
+        let all = [V2025_11_25, V2025_06_18, V2025_03_26];
+        assert_eq!(negotiate("2025-06-18", &all), V2025_06_18);
+        assert_eq!(negotiate("2024-11-05", &all), V2025_11_25);
+        assert_eq!(negotiate("2025-11-25", &[V2025_03_26]), V2025_03_26);
+    }
+
+    #[test]
+    fn header_must_be_served_and_match_the_session() {
+        let all = [V2025_11_25, V2025_06_18];
+        assert!(check_header(None, V2025_06_18, &all).is_ok());
+        assert!(check_header(Some("2025-06-18"), V2025_06_18, &all).is_ok());
+        assert!(
+            check_header(Some("1999-01-01"), V2025_06_18, &all)
+                .unwrap_err()
+                .contains("supports 2025-11-25, 2025-06-18")
+        );
+        assert!(
+            check_header(Some("2025-11-25"), V2025_06_18, &all)
+                .unwrap_err()
+                .contains("does not match")
+        );
+        assert!(
+            check_header(Some("2025-03-26"), V2025_06_18, &all)
+                .unwrap_err()
+                .contains("unsupported")
+        );
+    }
+}

@@ -1,0 +1,535 @@
+//! The Streamable HTTP transport of the legacy era on one endpoint: POST carries JSON-RPC,
+//! GET opens the session's event stream, DELETE ends the session
+//! (2025-11-25 `basic/transports.mdx`). HTTP <-> JSON-RPC only; methods live in `dispatch`.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use super::capture::{self, Arrival, ExchangeId};
+use super::era::{self, VERSION_HEADER};
+use super::jsonrpc::{self, Incoming, RpcError, code};
+use super::methods::lifecycle;
+use super::session::{Next, Session};
+use super::{Engine, dispatch};
+use crate::log::RpcKind;
+use crate::spec::ResponseMode;
+
+/// The session header (names are case-insensitive; `http` stores them lower-case).
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+
+/// How often an idle GET stream sends a comment, so proxies and clients keep it open.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// The handler's inputs that every method needs.
+struct Incoming_ {
+    exchange: Option<ExchangeId>,
+    headers: HeaderMap,
+}
+
+async fn split(request: Request, limit: usize) -> (Incoming_, Option<Bytes>) {
+    let exchange = request.extensions().get::<ExchangeId>().copied();
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, limit).await.ok();
+    (
+        Incoming_ {
+            exchange,
+            headers: parts.headers,
+        },
+        bytes,
+    )
+}
+
+/// POST: one JSON-RPC message, or a batch in 2025-03-26 sessions.
+pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) -> Response {
+    let (incoming, body) = split(request, engine.limits.max_body_bytes).await;
+    if let Err(rejection) = check_origin(&engine, &incoming.headers) {
+        return rejection;
+    }
+    if !has_json_content_type(&incoming.headers) {
+        return transport_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            code::INVALID_REQUEST,
+            "POST bodies must be sent with `Content-Type: application/json`",
+        );
+    }
+    let Some(body) = body else {
+        return transport_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            code::INVALID_REQUEST,
+            "the request body is too large",
+        );
+    };
+    let parsed: Value = match serde_json::from_slice(&body) {
+        Ok(value) => value,
+        Err(error) => {
+            let text = String::from_utf8_lossy(&body).into_owned();
+            capture::arrived(
+                &engine,
+                Arrival {
+                    exchange: incoming.exchange,
+                    session: None,
+                    kind: RpcKind::Invalid,
+                    method: None,
+                    message: Value::String(text),
+                },
+            );
+            return transport_error(
+                StatusCode::BAD_REQUEST,
+                code::PARSE_ERROR,
+                &format!("Parse error: the body is not valid JSON ({error})"),
+            );
+        }
+    };
+    match parsed {
+        Value::Array(batch) => post_batch(&engine, &incoming, batch),
+        message => post_one(&engine, &incoming, message),
+    }
+}
+
+fn post_one(engine: &Arc<Engine>, incoming: &Incoming_, message: Value) -> Response {
+    let started = Instant::now();
+    let classified = jsonrpc::classify(&message);
+    if let Incoming::Request { id, method, params } = &classified {
+        if method == "initialize" {
+            return initialize(engine, incoming, id, params, message.clone(), started);
+        }
+    }
+    let session = match resolve_session(engine, &incoming.headers) {
+        Ok(session) => session,
+        Err((status, error)) => {
+            let record = record_arrival(engine, incoming, None, &classified, message);
+            return match classified {
+                Incoming::Request { id, .. } | Incoming::Invalid { id, .. } => {
+                    let response = jsonrpc::error(&id, &error);
+                    capture::answered(engine, record, &response, started, None);
+                    (status, axum::Json(response)).into_response()
+                }
+                _ => (status, axum::Json(jsonrpc::error(&Value::Null, &error))).into_response(),
+            };
+        }
+    };
+    let record = record_arrival(engine, incoming, Some(&session), &classified, message);
+    match classified {
+        Incoming::Request { id, method, params } => {
+            let response = answer(engine, &session, &id, &method, &params);
+            capture::answered(engine, record, &response, started, None);
+            respond(engine, response)
+        }
+        Incoming::Notification { method, .. } => {
+            dispatch::notification(&session, &method);
+            StatusCode::ACCEPTED.into_response()
+        }
+        // Responses to server-initiated requests; none are sent yet, so there is nothing to route.
+        Incoming::Response { .. } => StatusCode::ACCEPTED.into_response(),
+        Incoming::Invalid { id, reason } => {
+            let response = jsonrpc::error(
+                &id,
+                &RpcError::new(code::INVALID_REQUEST, format!("Invalid request: {reason}")),
+            );
+            capture::answered(engine, record, &response, started, None);
+            (StatusCode::BAD_REQUEST, axum::Json(response)).into_response()
+        }
+    }
+}
+
+fn initialize(
+    engine: &Arc<Engine>,
+    incoming: &Incoming_,
+    id: &Value,
+    params: &Value,
+    message: Value,
+    started: Instant,
+) -> Response {
+    let record = capture::arrived(
+        engine,
+        Arrival {
+            exchange: incoming.exchange,
+            session: None,
+            kind: RpcKind::Request,
+            method: Some("initialize"),
+            message,
+        },
+    );
+    if let Some(sent) = incoming
+        .headers
+        .get(VERSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+    {
+        if !engine.versions.iter().any(|v| v.as_str() == sent.trim()) {
+            let error = RpcError::new(
+                code::INVALID_REQUEST,
+                format!(
+                    "unsupported MCP-Protocol-Version header `{sent}`: this server supports {}",
+                    engine.versions_list()
+                ),
+            );
+            let response = jsonrpc::error(id, &error);
+            capture::answered(engine, record, &response, started, None);
+            return (StatusCode::BAD_REQUEST, axum::Json(response)).into_response();
+        }
+    }
+    match lifecycle::initialize(engine, params) {
+        Ok((result, session)) => {
+            let response = jsonrpc::result(id, result);
+            capture::answered(engine, record, &response, started, Some(&session));
+            let mut reply = respond(engine, response);
+            if let Ok(value) = HeaderValue::from_str(&session.id) {
+                reply.headers_mut().insert(SESSION_HEADER, value);
+            }
+            reply
+        }
+        Err(error) => {
+            let response = jsonrpc::error(id, &error);
+            capture::answered(engine, record, &response, started, None);
+            respond(engine, response)
+        }
+    }
+}
+
+/// JSON-RPC batches: allowed in 2025-03-26 sessions only (removed in 2025-06-18).
+fn post_batch(engine: &Arc<Engine>, incoming: &Incoming_, batch: Vec<Value>) -> Response {
+    let started = Instant::now();
+    let session = resolve_session(engine, &incoming.headers).ok();
+    let refusal = match &session {
+        _ if batch.is_empty() => Some("Invalid request: an empty JSON array is not a batch".to_string()),
+        Some(s) if s.version.allows_batches() => None,
+        Some(s) => Some(format!(
+            "Invalid request: JSON-RPC batches are not supported in protocol version {} (batching was removed in 2025-06-18); send one message per POST",
+            s.version
+        )),
+        None => Some("Invalid request: a batch can only be sent in an initialized 2025-03-26 session; initialize must be sent alone".to_string()),
+    };
+    if let Some(reason) = refusal {
+        for message in batch {
+            let classified = jsonrpc::classify(&message);
+            let record = record_arrival(engine, incoming, session.as_deref(), &classified, message);
+            let response = jsonrpc::error(
+                &Value::Null,
+                &RpcError::new(code::INVALID_REQUEST, reason.clone()),
+            );
+            capture::answered(engine, record, &response, started, None);
+        }
+        return transport_error(StatusCode::BAD_REQUEST, code::INVALID_REQUEST, &reason);
+    }
+    let Some(session) = session else {
+        return transport_error(StatusCode::BAD_REQUEST, code::INVALID_REQUEST, "no session");
+    };
+    let mut responses = Vec::new();
+    for message in batch {
+        let classified = jsonrpc::classify(&message);
+        let record = record_arrival(engine, incoming, Some(&session), &classified, message);
+        let response = match classified {
+            Incoming::Request { id, method, .. } if method == "initialize" => Some(jsonrpc::error(
+                &id,
+                &RpcError::new(
+                    code::INVALID_REQUEST,
+                    "Invalid request: initialize must not be part of a JSON-RPC batch",
+                ),
+            )),
+            Incoming::Request { id, method, params } => {
+                Some(answer(engine, &session, &id, &method, &params))
+            }
+            Incoming::Notification { method, .. } => {
+                dispatch::notification(&session, &method);
+                None
+            }
+            Incoming::Response { .. } => None,
+            Incoming::Invalid { id, reason } => Some(jsonrpc::error(
+                &id,
+                &RpcError::new(code::INVALID_REQUEST, format!("Invalid request: {reason}")),
+            )),
+        };
+        if let Some(response) = response {
+            capture::answered(engine, record, &response, started, None);
+            responses.push(response);
+        }
+    }
+    if responses.is_empty() {
+        StatusCode::ACCEPTED.into_response()
+    } else {
+        axum::Json(Value::Array(responses)).into_response()
+    }
+}
+
+fn answer(engine: &Engine, session: &Session, id: &Value, method: &str, params: &Value) -> Value {
+    match dispatch::request(engine, session, method, params) {
+        Ok(result) => jsonrpc::result(id, result),
+        Err(error) => jsonrpc::error(id, &error),
+    }
+}
+
+fn record_arrival(
+    engine: &Engine,
+    incoming: &Incoming_,
+    session: Option<&Session>,
+    classified: &Incoming,
+    message: Value,
+) -> u64 {
+    let (kind, method) = match classified {
+        Incoming::Request { method, .. } => (RpcKind::Request, Some(method.as_str())),
+        Incoming::Notification { method, .. } => (RpcKind::Notification, Some(method.as_str())),
+        Incoming::Response { .. } => (RpcKind::Response, None),
+        Incoming::Invalid { .. } => (RpcKind::Invalid, None),
+    };
+    capture::arrived(
+        engine,
+        Arrival {
+            exchange: incoming.exchange,
+            session,
+            kind,
+            method,
+            message,
+        },
+    )
+}
+
+/// A request's answer, as JSON or as a one-event stream, per the server's response mode.
+fn respond(engine: &Engine, response: Value) -> Response {
+    match engine.spec.response_mode {
+        ResponseMode::Json => axum::Json(response).into_response(),
+        ResponseMode::Sse => {
+            let body = format!("event: message\ndata: {response}\n\n");
+            sse_response(Body::from(body))
+        }
+    }
+}
+
+fn sse_response(body: Body) -> Response {
+    let mut response = Response::new(body);
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Reverse proxies (nginx) otherwise hold events back.
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// GET: the session's stream of server-to-client messages (list_changed and friends).
+pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> Response {
+    let (incoming, _) = split(request, 0).await;
+    if let Err(rejection) = check_origin(&engine, &incoming.headers) {
+        return rejection;
+    }
+    if !accepts(&incoming.headers, "text/event-stream") {
+        return transport_error(
+            StatusCode::NOT_ACCEPTABLE,
+            code::INVALID_REQUEST,
+            "GET opens an event stream: send `Accept: text/event-stream`",
+        );
+    }
+    let session = match resolve_session(&engine, &incoming.headers) {
+        Ok(session) => session,
+        Err((status, error)) => {
+            return (status, axum::Json(jsonrpc::error(&Value::Null, &error))).into_response();
+        }
+    };
+    let (generation, wake) = session.open_stream();
+    let state = StreamState {
+        engine: engine.clone(),
+        session,
+        generation,
+        wake,
+        exchange: incoming.exchange,
+    };
+    let stream = futures::stream::unfold(state, |mut state| async move {
+        loop {
+            match state.session.poll_stream(state.generation) {
+                Next::Message(message) => {
+                    capture::sent(&state.engine, &state.session, state.exchange, &message);
+                    let event = format!("event: message\ndata: {message}\n\n");
+                    return Some((Ok::<_, std::convert::Infallible>(Bytes::from(event)), state));
+                }
+                Next::Closed => return None,
+                Next::Wait => {
+                    tokio::select! {
+                        changed = state.wake.changed() => {
+                            if changed.is_err() { return None; }
+                        }
+                        () = tokio::time::sleep(KEEP_ALIVE) => {
+                            return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), state));
+                        }
+                    }
+                }
+            }
+        }
+    });
+    sse_response(Body::from_stream(stream))
+}
+
+struct StreamState {
+    engine: Arc<Engine>,
+    session: Arc<Session>,
+    generation: u64,
+    wake: tokio::sync::watch::Receiver<()>,
+    exchange: Option<ExchangeId>,
+}
+
+impl Drop for StreamState {
+    fn drop(&mut self) {
+        self.session.close_stream(self.generation);
+    }
+}
+
+/// DELETE: the client ends its session; the id answers 404 from now on.
+pub(crate) async fn delete(State(engine): State<Arc<Engine>>, request: Request) -> Response {
+    let (incoming, _) = split(request, 0).await;
+    if let Err(rejection) = check_origin(&engine, &incoming.headers) {
+        return rejection;
+    }
+    match resolve_session(&engine, &incoming.headers) {
+        Ok(session) => {
+            engine.sessions.remove(&session.id);
+            StatusCode::OK.into_response()
+        }
+        Err((status, error)) => {
+            (status, axum::Json(jsonrpc::error(&Value::Null, &error))).into_response()
+        }
+    }
+}
+
+/// Finds the session the request names and checks its version header: 400 without an id or
+/// with a bad version, 404 for an unknown or ended session (transports page, "Session
+/// Management", "Protocol Version Header").
+fn resolve_session(
+    engine: &Engine,
+    headers: &HeaderMap,
+) -> Result<Arc<Session>, (StatusCode, RpcError)> {
+    let Some(id) = headers.get(SESSION_HEADER) else {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            RpcError::new(
+                code::INVALID_REQUEST,
+                "Bad request: missing Mcp-Session-Id header; send initialize first, then the id its response carried",
+            ),
+        ));
+    };
+    let id = id.to_str().unwrap_or_default();
+    let Some(session) = engine.sessions.get(id) else {
+        return Err((
+            StatusCode::NOT_FOUND,
+            RpcError::new(
+                code::SESSION_NOT_FOUND,
+                format!(
+                    "Session not found: `{id}` has ended or never existed; send initialize without an Mcp-Session-Id header to start a new session"
+                ),
+            ),
+        ));
+    };
+    let sent = headers
+        .get(VERSION_HEADER)
+        .map(|v| v.to_str().unwrap_or("(not ASCII)"));
+    era::check_header(sent, session.version, &engine.versions).map_err(|message| {
+        (
+            StatusCode::BAD_REQUEST,
+            RpcError::new(code::INVALID_REQUEST, format!("Bad request: {message}")),
+        )
+    })?;
+    Ok(session)
+}
+
+/// A present `Origin` must be loopback or allow-listed, else 403 (transports page,
+/// "Security Warning": servers MUST validate Origin to prevent DNS rebinding).
+fn check_origin(engine: &Engine, headers: &HeaderMap) -> Result<(), Response> {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return Ok(());
+    };
+    let origin = origin.to_str().unwrap_or_default();
+    if engine
+        .allowed_origins
+        .iter()
+        .any(|allowed| allowed == origin)
+        || is_loopback_origin(origin)
+    {
+        return Ok(());
+    }
+    Err(transport_error(
+        StatusCode::FORBIDDEN,
+        code::INVALID_REQUEST,
+        &format!(
+            "Forbidden: Origin `{origin}` is not allowed; this server accepts loopback origins and its allow-list"
+        ),
+    ))
+}
+
+fn is_loopback_origin(origin: &str) -> bool {
+    let Some(rest) = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+    else {
+        return false;
+    };
+    let host = if let Some(v6) = rest.strip_prefix('[') {
+        v6.split(']').next().unwrap_or_default()
+    } else {
+        rest.split([':', '/']).next().unwrap_or_default()
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+fn has_json_content_type(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
+}
+
+fn accepts(headers: &HeaderMap, mime: &str) -> bool {
+    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let kind = mime.split('/').next().unwrap_or_default();
+    accept.split(',').any(|item| {
+        let item = item.split(';').next().unwrap_or_default().trim();
+        item.eq_ignore_ascii_case(mime)
+            || item == "*/*"
+            || item.eq_ignore_ascii_case(&format!("{kind}/*"))
+    })
+}
+
+/// An HTTP error with an id-less JSON-RPC error body, as the transports page allows.
+fn transport_error(status: StatusCode, code: i64, message: &str) -> Response {
+    (
+        status,
+        axum::Json(jsonrpc::error(&Value::Null, &RpcError::new(code, message))),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_origins_are_recognised() {
+        for ok in [
+            "http://localhost:3000",
+            "http://127.0.0.1",
+            "https://[::1]:8080",
+            "http://127.0.0.2/x",
+        ] {
+            assert!(is_loopback_origin(ok), "{ok}");
+        }
+        for bad in [
+            "http://evil.example",
+            "http://localhost.evil.example",
+            "null",
+            "file://",
+            "http://10.0.0.1",
+        ] {
+            assert!(!is_loopback_origin(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! JSON-RPC 2.0 envelopes: classifying what arrived and building what goes back. Knows no
+//! HTTP and no MCP method.
+
+use serde_json::{Map, Value, json};
+
+/// Error codes (JSON-RPC 2.0 and the MCP spec's table).
+pub(crate) mod code {
+    /// Invalid JSON.
+    pub(crate) const PARSE_ERROR: i64 = -32700;
+    /// Not a valid request object.
+    pub(crate) const INVALID_REQUEST: i64 = -32600;
+    /// Unknown or unadvertised method.
+    pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+    /// Invalid method parameters.
+    pub(crate) const INVALID_PARAMS: i64 = -32602;
+    /// The session id names no live session (implementation-defined range, as the
+    /// TypeScript SDK uses it).
+    pub(crate) const SESSION_NOT_FOUND: i64 = -32001;
+}
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RpcError {
+    pub(crate) code: i64,
+    pub(crate) message: String,
+    pub(crate) data: Option<Value>,
+}
+
+impl RpcError {
+    pub(crate) fn new(code: i64, message: impl Into<String>) -> Self {
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    pub(crate) fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    pub(crate) fn invalid_params(message: impl Into<String>) -> Self {
+        RpcError::new(code::INVALID_PARAMS, message)
+    }
+
+    fn to_value(&self) -> Value {
+        let mut error = Map::new();
+        error.insert("code".into(), json!(self.code));
+        error.insert("message".into(), json!(self.message));
+        if let Some(data) = &self.data {
+            error.insert("data".into(), data.clone());
+        }
+        Value::Object(error)
+    }
+}
+
+/// What one JSON value in a POST body turned out to be.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Incoming {
+    Request {
+        id: Value,
+        method: String,
+        params: Value,
+    },
+    Notification {
+        method: String,
+        params: Value,
+    },
+    Response {
+        id: Value,
+    },
+    Invalid {
+        /// The id, when one could be read, so the error can echo it.
+        id: Value,
+        reason: String,
+    },
+}
+
+/// Classifies one message, naming the member at fault when it is not valid JSON-RPC.
+pub(crate) fn classify(message: &Value) -> Incoming {
+    let Some(object) = message.as_object() else {
+        return invalid(Value::Null, "a JSON-RPC message must be a JSON object");
+    };
+    let raw_id = object.get("id");
+    let echo_id = match raw_id {
+        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        _ => Value::Null,
+    };
+    if object.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+        return invalid(echo_id, r#"`jsonrpc` must be the string "2.0""#);
+    }
+    if let Some(id) = raw_id {
+        let integer = id.as_i64().is_some() || id.as_u64().is_some();
+        if !(id.is_string() || integer) {
+            return invalid(
+                Value::Null,
+                "`id` must be a string or an integer (MCP forbids null)",
+            );
+        }
+    }
+    let params = object.get("params").cloned().unwrap_or(Value::Null);
+    if !(params.is_null() || params.is_object()) {
+        return invalid(echo_id, "`params` must be an object");
+    }
+    match (object.get("method"), raw_id) {
+        (Some(Value::String(method)), Some(id)) => Incoming::Request {
+            id: id.clone(),
+            method: method.clone(),
+            params,
+        },
+        (Some(Value::String(method)), None) => Incoming::Notification {
+            method: method.clone(),
+            params,
+        },
+        (Some(_), _) => invalid(echo_id, "`method` must be a string"),
+        (None, Some(id)) => {
+            let has_result = object.contains_key("result");
+            let has_error = object.contains_key("error");
+            if has_result == has_error {
+                invalid(
+                    echo_id,
+                    "a response must have exactly one of `result` and `error`",
+                )
+            } else {
+                Incoming::Response { id: id.clone() }
+            }
+        }
+        (None, None) => invalid(
+            Value::Null,
+            "a message needs `method` (request, notification) or `id` (response)",
+        ),
+    }
+}
+
+fn invalid(id: Value, reason: &str) -> Incoming {
+    Incoming::Invalid {
+        id,
+        reason: reason.to_string(),
+    }
+}
+
+/// A success response.
+pub(crate) fn result(id: &Value, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+}
+
+/// An error response; `id` is `null` when the request's id could not be read.
+pub(crate) fn error(id: &Value, error: &RpcError) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": error.to_value() })
+}
+
+/// A notification.
+pub(crate) fn notification(method: &str, params: Option<Value>) -> Value {
+    match params {
+        Some(params) => json!({ "jsonrpc": "2.0", "method": method, "params": params }),
+        None => json!({ "jsonrpc": "2.0", "method": method }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_each_shape() {
+        let req = classify(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}));
+        assert!(matches!(req, Incoming::Request { .. }));
+        let note = classify(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        assert!(matches!(note, Incoming::Notification { .. }));
+        let resp = classify(&json!({"jsonrpc": "2.0", "id": "a", "result": {}}));
+        assert!(matches!(resp, Incoming::Response { .. }));
+    }
+
+    #[test]
+    fn names_the_member_at_fault() {
+        let cases = [
+            (json!([]), "JSON object"),
+            (json!({"id": 1, "method": "ping"}), "`jsonrpc`"),
+            (
+                json!({"jsonrpc": "2.0", "id": null, "method": "ping"}),
+                "`id`",
+            ),
+            (
+                json!({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}),
+                "`id`",
+            ),
+            (json!({"jsonrpc": "2.0", "id": 1, "method": 7}), "`method`"),
+            (
+                json!({"jsonrpc": "2.0", "id": 1, "method": "x", "params": [1]}),
+                "`params`",
+            ),
+            (json!({"jsonrpc": "2.0", "id": 1}), "exactly one"),
+        ];
+        for (message, needle) in cases {
+            match classify(&message) {
+                Incoming::Invalid { reason, .. } => {
+                    assert!(reason.contains(needle), "{message}: {reason}")
+                }
+                other => panic!("{message} classified as {other:?}"),
+            }
+        }
+    }
+}

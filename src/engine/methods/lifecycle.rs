@@ -1,0 +1,59 @@
+//! `initialize` and `ping` (lifecycle page; ping utility page).
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::engine::Engine;
+use crate::engine::era;
+use crate::engine::jsonrpc::RpcError;
+use crate::engine::session::Session;
+
+/// Checks the `initialize` params, negotiates the revision and opens a session.
+pub(crate) fn initialize(
+    engine: &Engine,
+    params: &Value,
+) -> Result<(Value, Arc<Session>), RpcError> {
+    let requested = params
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            RpcError::invalid_params("initialize: `params.protocolVersion` must be a string")
+        })?;
+    let capabilities = params
+        .get("capabilities")
+        .filter(|c| c.is_object())
+        .ok_or_else(|| {
+            RpcError::invalid_params("initialize: `params.capabilities` must be an object")
+        })?;
+    let client_info = params
+        .get("clientInfo")
+        .filter(|c| c.is_object())
+        .ok_or_else(|| {
+            RpcError::invalid_params("initialize: `params.clientInfo` must be an object")
+        })?;
+    for field in ["name", "version"] {
+        if !client_info.get(field).is_some_and(Value::is_string) {
+            return Err(RpcError::invalid_params(format!(
+                "initialize: `params.clientInfo.{field}` must be a string"
+            )));
+        }
+    }
+    let version = era::negotiate(requested, &engine.versions);
+    let session = engine
+        .sessions
+        .create(version, client_info.clone(), capabilities.clone());
+    let mut result = Map::new();
+    result.insert("protocolVersion".into(), json!(version.as_str()));
+    result.insert("capabilities".into(), engine.capabilities());
+    result.insert("serverInfo".into(), engine.server_info());
+    if let Some(instructions) = &engine.spec.instructions {
+        result.insert("instructions".into(), json!(instructions));
+    }
+    Ok((Value::Object(result), session))
+}
+
+/// `ping` answers an empty result.
+pub(crate) fn ping() -> Value {
+    json!({})
+}

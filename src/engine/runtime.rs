@@ -1,0 +1,96 @@
+//! Serves one engine alone: a loopback listener, its own thread and current-thread runtime
+//! (as wiremock does), so the server works under either `#[tokio::test]` flavour and neither
+//! start nor drop waits on the test's runtime.
+
+use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
+
+use axum::serve::ListenerExt;
+use tokio::sync::oneshot;
+
+use super::{Engine, router};
+use crate::error::Error;
+
+/// A server that runs until [`Running::stop`] or drop.
+#[derive(Debug)]
+pub(crate) struct Running {
+    pub(crate) addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    stopped: Option<oneshot::Receiver<()>>,
+}
+
+/// Binds `addr` (port 0 picks a free port) and serves `engine` on a new thread.
+pub(crate) fn spawn(engine: Arc<Engine>, addr: SocketAddr) -> Result<Running, Error> {
+    let bind_error = |source| Error::Bind {
+        addr: addr.to_string(),
+        source,
+    };
+    let listener = TcpListener::bind(addr).map_err(bind_error)?;
+    listener.set_nonblocking(true).map_err(bind_error)?;
+    let addr = listener.local_addr().map_err(bind_error)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(Error::Runtime)?;
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let (stopped_tx, stopped_rx) = oneshot::channel::<()>();
+    let name = format!("mcp-decoy-{}", addr.port());
+    std::thread::Builder::new()
+        .name(name)
+        .spawn(move || {
+            runtime.block_on(async move {
+                let listener = match tokio::net::TcpListener::from_std(listener) {
+                    Ok(listener) => listener,
+                    Err(error) => {
+                        tracing::error!(%error, "mcp-decoy: cannot register the listener");
+                        return;
+                    }
+                };
+                // axum leaves Nagle on; without TCP_NODELAY each small SSE write waits ~40 ms
+                // for the peer's delayed ACK.
+                let listener = listener.tap_io(|tcp| {
+                    let _ = tcp.set_nodelay(true);
+                });
+                let serve = axum::serve(listener, router(engine.clone()));
+                tokio::select! {
+                    result = serve => if let Err(error) = result {
+                        tracing::error!(%error, "mcp-decoy: the server stopped");
+                    },
+                    _ = stop_rx => {}
+                }
+                // Ending the sessions wakes their streams, so nothing outlives the runtime.
+                engine.sessions.clear();
+            });
+            // Dropping the runtime here aborts every connection task and closes the sockets.
+            drop(runtime);
+            let _ = stopped_tx.send(());
+        })
+        .map_err(Error::Runtime)?;
+    Ok(Running {
+        addr,
+        stop: Some(stop_tx),
+        stopped: Some(stopped_rx),
+    })
+}
+
+impl Running {
+    /// Stops the server and waits until its sockets are closed.
+    pub(crate) async fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(stopped) = self.stopped.take() {
+            let _ = stopped.await;
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // Only a signal: never join or block here (a test may drop many servers quickly, and
+        // from inside a runtime).
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}

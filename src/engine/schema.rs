@@ -1,0 +1,64 @@
+//! The MCP JSON schema shipped in `schema/`, compiled once per process, for checking what a
+//! template renders before it goes on the wire.
+
+use std::sync::LazyLock;
+
+use serde_json::Value;
+
+/// The 2025-11-25 schema, byte-identical to the specification's `schema.json`.
+pub(crate) const MCP_2025_11_25: &str = include_str!("../../schema/mcp-2025-11-25.json");
+
+fn definition_validator(name: &str) -> Option<jsonschema::Validator> {
+    let mut root: Value = serde_json::from_str(MCP_2025_11_25).ok()?;
+    root.as_object_mut()?
+        .insert("$ref".into(), Value::String(format!("#/$defs/{name}")));
+    jsonschema::validator_for(&root).ok()
+}
+
+static CALL_TOOL_RESULT: LazyLock<Option<jsonschema::Validator>> =
+    LazyLock::new(|| definition_validator("CallToolResult"));
+
+/// Every way `value` breaks the spec's `CallToolResult`, as `at <pointer>: <reason>` lines.
+pub(crate) fn call_tool_result_problems(value: &Value) -> Vec<String> {
+    let Some(validator) = CALL_TOOL_RESULT.as_ref() else {
+        // The shipped schema is ours and covered by a test; if it ever fails to compile, fail
+        // loudly on the result instead of letting anything through.
+        return vec!["the bundled MCP schema failed to compile".into()];
+    };
+    validator
+        .iter_errors(value)
+        .map(|error| {
+            let at = error.instance_path().to_string();
+            let at = if at.is_empty() { "/".to_string() } else { at };
+            format!("at {at}: {error}")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_bundled_schema_compiles_and_accepts_a_text_result() {
+        assert!(CALL_TOOL_RESULT.is_some());
+        assert!(
+            call_tool_result_problems(&json!({"content": [{"type": "text", "text": "hi"}]}))
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_result_without_content_is_rejected_with_its_location() {
+        let problems = call_tool_result_problems(&json!({"isError": "yes"}));
+        assert!(
+            problems.iter().any(|p| p.contains("content")),
+            "{problems:?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.starts_with("at /isError")),
+            "{problems:?}"
+        );
+    }
+}

@@ -1,0 +1,90 @@
+//! The crate's one error type.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong while building or driving a decoy server.
+///
+/// Each variant names the item at fault (the tool, the field, the address) so that a failing
+/// test explains itself. `MockMcpServerBuilder::start` panics with this message;
+/// `try_start` hands it back.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A tool name is empty, too long, or has a character outside `A-Z a-z 0-9 _ - .`.
+    #[error(
+        "tool `{name}`: invalid name ({reason}); a tool name has 1-128 letters, digits, `_`, `-` or `.`"
+    )]
+    InvalidToolName {
+        /// The rejected name.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Two tools of one server share a name.
+    #[error("tool `{name}`: a tool with this name already exists on the server")]
+    DuplicateTool {
+        /// The name used twice.
+        name: String,
+    },
+    /// A live edit named a tool the server does not have.
+    #[error("tool `{name}`: no such tool on the server")]
+    UnknownTool {
+        /// The name that matched nothing.
+        name: String,
+    },
+    /// A tool's input or output schema is not a valid JSON Schema object schema.
+    #[error("tool `{tool}`: `{field}` is not a valid JSON Schema: {reason}")]
+    InvalidSchema {
+        /// The tool the schema belongs to.
+        tool: String,
+        /// `inputSchema` or `outputSchema`.
+        field: &'static str,
+        /// What the validator reported.
+        reason: String,
+    },
+    /// A response template has an error that no arguments can fix (syntax, unknown operator).
+    #[error("tool `{tool}`: the response template does not parse: {reason}")]
+    Template {
+        /// The tool the template belongs to.
+        tool: String,
+        /// What json-e reported.
+        reason: String,
+    },
+    /// A configuration value is out of range.
+    #[error("`{field}`: {reason}")]
+    InvalidConfig {
+        /// The builder method or config field at fault.
+        field: &'static str,
+        /// Why the value was rejected.
+        reason: String,
+    },
+    /// The listener could not be bound.
+    #[error("failed to bind {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The server's thread or runtime could not be started.
+    #[error("failed to start the server runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// `MockMcpServer::wait_for` gave up.
+    #[error("waited {waited:?} for the expected traffic; the server received:\n{received}")]
+    Timeout {
+        /// How long it waited.
+        waited: std::time::Duration,
+        /// One line per JSON-RPC message captured by then.
+        received: String,
+    },
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file at fault.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+}

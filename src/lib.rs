@@ -1,0 +1,72 @@
+//! # mcp-decoy
+//!
+//! A mock MCP server for testing MCP clients: what wiremock is to HTTP clients.
+//! [`MockMcpServer::builder`] starts an in-process server on a free loopback port, with tools
+//! whose results are json-e templates; it captures every HTTP exchange and JSON-RPC message so
+//! a test can assert on what its client sent.
+//!
+//! ## Getting started
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! use mcp_decoy::{MockMcpServer, Tool};
+//! use serde_json::json;
+//!
+//! // Arrange: a server with one tool, expected to be called once.
+//! let server = MockMcpServer::builder()
+//!     .name("weather")
+//!     .tool(
+//!         Tool::new("get_forecast")
+//!             .input_schema(json!({"type": "object", "properties": {"city": {"type": "string"}}}))
+//!             .respond_with(json!({"content": [{"type": "text", "text": "Forecast for ${args.city}: 14°C"}]}))
+//!             .expect(0..=1),
+//!     )
+//!     .start()
+//!     .await;
+//!
+//! // Act: give `server.url()` (http://127.0.0.1:PORT/mcp) to the client under test.
+//! # let _ = server.url();
+//!
+//! // Assert: typed reads of the capture.
+//! assert!(server.calls("get_forecast").len() <= 1);
+//! assert_eq!(server.log().mcp().method("initialize").count(), 0);
+//! # }
+//! ```
+//!
+//! ## Layout
+//! - [`fixture`](MockMcpServer): the builder, the server handle, [`Tool`], [`Times`].
+//! - `engine`: one server's transport (Streamable HTTP), methods, live catalog, sessions,
+//!   capture; driven by the fixture and, later, by the standalone app.
+//! - [`spec`]: plain serde data ([`ServerSpec`], [`ToolSpec`]) shared by the builder and the
+//!   app's `servers.json`.
+//! - [`log`]: the captured records, typed queries ([`log::Log`]) and the snapshot view
+//!   ([`log::Transcript`]).
+//!
+//! ## Feature flags
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `decoy-cli` | no | the standalone app `mcp-decoy` (in progress) |
+//!
+//! ## Test isolation
+//! Each server has its own port, thread, runtime, sessions and log, so tests that run in
+//! parallel never see each other's traffic. Dropping the handle stops the server without
+//! blocking; `shutdown().await` also waits until the port is closed.
+//!
+//! ## Protocol
+//! Legacy Streamable HTTP, revisions 2025-03-26, 2025-06-18 and 2025-11-25, on one endpoint:
+//! `initialize` opens a session (`Mcp-Session-Id`), POST carries JSON-RPC, GET opens the
+//! session's event stream, DELETE ends it.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs, unreachable_pub, missing_debug_implementations)]
+
+mod engine;
+mod error;
+mod fixture;
+pub mod log;
+pub mod spec;
+
+pub use engine::SessionInfo;
+pub use error::Error;
+pub use fixture::{MockMcpServer, MockMcpServerBuilder, Times, Tool};
+pub use spec::{ProtocolVersion, ResponseMode, ServerSpec, ToolAnnotations, ToolSpec};

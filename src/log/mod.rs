@@ -1,0 +1,14 @@
+//! Captured traffic, public and read-only to users: the records ([`Record`]), the bounded
+//! ring that holds them ([`TrafficLog`]), typed queries ([`Log`]) and the snapshot view
+//! ([`Transcript`]). Only the engine's capture layer writes here.
+
+mod buffer;
+mod query;
+mod record;
+mod transcript;
+
+pub use buffer::{DEFAULT_LOG_LIMIT, TrafficLog};
+pub(crate) use query::describe_mcp;
+pub use query::{HttpQuery, Log, McpQuery, ToolCall};
+pub use record::{Direction, Entry, Era, HttpExchange, HttpKind, Record, RpcKind, RpcMessage};
+pub use transcript::{Transcript, TranscriptEntry};

@@ -1,0 +1,346 @@
+//! Typed reads of a captured log: filters, tool calls and `assert_*` helpers whose panics
+//! print the records that did arrive.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::record::{Direction, Entry, HttpExchange, HttpKind, Record, RpcKind, RpcMessage};
+use super::transcript::Transcript;
+
+/// A point-in-time copy of a server's captured traffic, oldest record first.
+///
+/// Get one from `MockMcpServer::log`; it does not change as more traffic arrives.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(transparent)]
+pub struct Log {
+    records: Vec<Record>,
+}
+
+impl Log {
+    pub(crate) fn new(records: Vec<Record>) -> Self {
+        Log { records }
+    }
+
+    /// Every record, oldest first.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// The record with this id, if it is still kept.
+    pub fn get(&self, id: u64) -> Option<&Record> {
+        self.records.iter().find(|r| r.id == id)
+    }
+
+    /// The `http` layer: exchanges (stream ends excluded).
+    pub fn http(&self) -> HttpQuery<'_> {
+        HttpQuery {
+            items: self
+                .records
+                .iter()
+                .filter_map(|r| match &r.entry {
+                    Entry::Http(h) if h.kind == HttpKind::Exchange => Some((r, h)),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
+    /// The `mcp` layer: every JSON-RPC message.
+    pub fn mcp(&self) -> McpQuery<'_> {
+        McpQuery {
+            items: self
+                .records
+                .iter()
+                .filter_map(|r| match &r.entry {
+                    Entry::Mcp(m) => Some((r, m)),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
+    /// The `tools/call` requests for `tool`, oldest first, with their outcomes.
+    pub fn tool_calls(&self, tool: &str) -> Vec<ToolCall> {
+        self.mcp()
+            .method("tools/call")
+            .name(tool)
+            .kind(RpcKind::Request)
+            .records()
+            .into_iter()
+            .map(|(record, message)| ToolCall {
+                record: record.id,
+                session: message.session.clone(),
+                arguments: message
+                    .params()
+                    .get("arguments")
+                    .cloned()
+                    .unwrap_or(Value::Object(Default::default())),
+                result: message.result().cloned(),
+                error: message.error().cloned(),
+            })
+            .collect()
+    }
+
+    /// A view with session ids, times, durations and ports normalised, for snapshots that
+    /// stay the same across runs.
+    pub fn transcript(&self) -> Transcript {
+        Transcript::of(&self.records)
+    }
+}
+
+/// One `tools/call` as the server saw it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolCall {
+    /// The id of its `mcp` record.
+    pub record: u64,
+    /// The session that made the call.
+    pub session: Option<String>,
+    /// `params.arguments` (an empty object when absent).
+    pub arguments: Value,
+    /// The `CallToolResult` sent back, if the call succeeded at the JSON-RPC level.
+    pub result: Option<Value>,
+    /// The JSON-RPC error sent back, if any.
+    pub error: Option<Value>,
+}
+
+impl ToolCall {
+    /// Whether the result was a tool error (`isError: true`).
+    pub fn is_error(&self) -> bool {
+        self.result
+            .as_ref()
+            .and_then(|r| r.get("isError"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    /// The text of the result's first text block.
+    pub fn text(&self) -> Option<&str> {
+        self.result
+            .as_ref()?
+            .get("content")?
+            .as_array()?
+            .iter()
+            .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))?
+            .get("text")?
+            .as_str()
+    }
+}
+
+/// A filter over `mcp` records; every method narrows it.
+#[derive(Debug, Clone)]
+pub struct McpQuery<'a> {
+    items: Vec<(&'a Record, &'a RpcMessage)>,
+}
+
+impl<'a> McpQuery<'a> {
+    fn keep(mut self, pred: impl Fn(&RpcMessage) -> bool) -> Self {
+        self.items.retain(|(_, m)| pred(m));
+        self
+    }
+
+    /// Messages with this method.
+    pub fn method(self, method: &str) -> Self {
+        self.keep(|m| m.method.as_deref() == Some(method))
+    }
+
+    /// Messages naming this tool, prompt or resource.
+    pub fn name(self, name: &str) -> Self {
+        self.keep(|m| m.name.as_deref() == Some(name))
+    }
+
+    /// Messages of this kind.
+    pub fn kind(self, kind: RpcKind) -> Self {
+        self.keep(|m| m.kind == kind)
+    }
+
+    /// Messages in this direction.
+    pub fn direction(self, direction: Direction) -> Self {
+        self.keep(|m| m.direction == direction)
+    }
+
+    /// Messages sent by the client.
+    pub fn from_client(self) -> Self {
+        self.direction(Direction::ClientToServer)
+    }
+
+    /// Messages sent by the server.
+    pub fn from_server(self) -> Self {
+        self.direction(Direction::ServerToClient)
+    }
+
+    /// Messages of this session.
+    pub fn session(self, session: &str) -> Self {
+        self.keep(|m| m.session.as_deref() == Some(session))
+    }
+
+    /// Requests answered with a JSON-RPC error.
+    pub fn errors(self) -> Self {
+        self.keep(|m| m.error().is_some())
+    }
+
+    /// Messages matching any predicate.
+    pub fn filter(self, pred: impl Fn(&RpcMessage) -> bool) -> Self {
+        self.keep(pred)
+    }
+
+    /// How many messages match.
+    pub fn count(&self) -> usize {
+        self.items.len()
+    }
+
+    /// The matching messages, oldest first.
+    pub fn all(&self) -> Vec<&'a RpcMessage> {
+        self.items.iter().map(|(_, m)| *m).collect()
+    }
+
+    /// The matching messages with their records (ids, times).
+    pub fn records(&self) -> Vec<(&'a Record, &'a RpcMessage)> {
+        self.items.clone()
+    }
+
+    /// The oldest match.
+    pub fn first(&self) -> Option<&'a RpcMessage> {
+        self.items.first().map(|(_, m)| *m)
+    }
+
+    /// The newest match.
+    pub fn last(&self) -> Option<&'a RpcMessage> {
+        self.items.last().map(|(_, m)| *m)
+    }
+
+    /// Panics, listing the matches, unless exactly `expected` messages match.
+    #[track_caller]
+    pub fn assert_count(&self, expected: usize) {
+        if self.count() != expected {
+            panic!(
+                "expected {expected} matching mcp message(s), found {}:\n{}",
+                self.count(),
+                describe_mcp(&self.items)
+            );
+        }
+    }
+
+    /// Panics unless at least one message matches.
+    #[track_caller]
+    pub fn assert_any(&self) {
+        if self.items.is_empty() {
+            panic!("expected at least one matching mcp message, found none");
+        }
+    }
+}
+
+/// A filter over `http` exchanges; every method narrows it.
+#[derive(Debug, Clone)]
+pub struct HttpQuery<'a> {
+    items: Vec<(&'a Record, &'a HttpExchange)>,
+}
+
+impl<'a> HttpQuery<'a> {
+    fn keep(mut self, pred: impl Fn(&HttpExchange) -> bool) -> Self {
+        self.items.retain(|(_, h)| pred(h));
+        self
+    }
+
+    /// Exchanges with this HTTP method.
+    pub fn method(self, method: &str) -> Self {
+        self.keep(|h| h.method.eq_ignore_ascii_case(method))
+    }
+
+    /// Exchanges answered with this status.
+    pub fn status(self, status: u16) -> Self {
+        self.keep(|h| h.status == Some(status))
+    }
+
+    /// Exchanges on this path.
+    pub fn path(self, path: &str) -> Self {
+        self.keep(|h| h.path == path)
+    }
+
+    /// Exchanges matching any predicate.
+    pub fn filter(self, pred: impl Fn(&HttpExchange) -> bool) -> Self {
+        self.keep(pred)
+    }
+
+    /// How many exchanges match.
+    pub fn count(&self) -> usize {
+        self.items.len()
+    }
+
+    /// The matching exchanges, oldest first.
+    pub fn all(&self) -> Vec<&'a HttpExchange> {
+        self.items.iter().map(|(_, h)| *h).collect()
+    }
+
+    /// The oldest match.
+    pub fn first(&self) -> Option<&'a HttpExchange> {
+        self.items.first().map(|(_, h)| *h)
+    }
+
+    /// The newest match.
+    pub fn last(&self) -> Option<&'a HttpExchange> {
+        self.items.last().map(|(_, h)| *h)
+    }
+
+    /// Panics, listing the matches, unless exactly `expected` exchanges match.
+    #[track_caller]
+    pub fn assert_count(&self, expected: usize) {
+        if self.count() != expected {
+            let mut text = String::new();
+            for (record, h) in &self.items {
+                let _ = writeln!(
+                    text,
+                    "  #{} {} {} -> {}",
+                    record.id,
+                    h.method,
+                    h.path,
+                    h.status.map_or("pending".into(), |s| s.to_string())
+                );
+            }
+            panic!(
+                "expected {expected} matching http exchange(s), found {}:\n{text}",
+                self.count()
+            );
+        }
+    }
+}
+
+/// One line per message, for failure reports.
+pub(crate) fn describe_mcp(items: &[(&Record, &RpcMessage)]) -> String {
+    if items.is_empty() {
+        return "  (none)\n".into();
+    }
+    let mut text = String::new();
+    for (record, m) in items {
+        let _ = writeln!(text, "  #{} {}", record.id, summary(m));
+    }
+    text
+}
+
+/// `tools/call get_forecast {"city":"Oslo"} -> ok` style summary of a message.
+fn summary(m: &RpcMessage) -> String {
+    let kind = match m.kind {
+        RpcKind::Request => "request",
+        RpcKind::Notification => "notification",
+        RpcKind::Response => "response",
+        RpcKind::Invalid => "invalid",
+    };
+    let mut text = format!("{kind} {}", m.method.as_deref().unwrap_or("-"));
+    if let Some(name) = &m.name {
+        let _ = write!(text, " {name}");
+    }
+    if let Some(args) = m.params().get("arguments") {
+        let _ = write!(text, " {args}");
+    }
+    if m.kind == RpcKind::Request {
+        let outcome = match (m.result(), m.error()) {
+            (Some(r), _) if r.get("isError") == Some(&Value::Bool(true)) => "isError".to_string(),
+            (Some(_), _) => "ok".into(),
+            (None, Some(e)) => format!("error {}", e.get("code").unwrap_or(&Value::Null)),
+            (None, None) => "no response".into(),
+        };
+        let _ = write!(text, " -> {outcome}");
+    }
+    text
+}

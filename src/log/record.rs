@@ -1,0 +1,183 @@
+//! The records of captured traffic. Field order is stable, so JSON exports and snapshots diff
+//! cleanly.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One captured record: an HTTP exchange, the end of an event stream, or a JSON-RPC message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    /// Increasing per server, never reused; also the cursor of log pagination.
+    pub id: u64,
+    /// When the exchange or message started.
+    pub at: DateTime<Utc>,
+    /// What was captured.
+    #[serde(flatten)]
+    pub entry: Entry,
+}
+
+/// The two layers of the log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "layer", rename_all = "lowercase")]
+pub enum Entry {
+    /// One HTTP request and its response, or the end of an event stream.
+    Http(HttpExchange),
+    /// One JSON-RPC message; a request and its response share one entry.
+    Mcp(RpcMessage),
+}
+
+/// What kind of HTTP record this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HttpKind {
+    /// A request and its response head (and body, unless it was an event stream).
+    Exchange,
+    /// The event stream opened by the exchange `stream_of` has ended.
+    StreamEnd,
+}
+
+/// One HTTP exchange on the MCP listener.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HttpExchange {
+    /// Exchange or stream end.
+    pub kind: HttpKind,
+    /// `GET`, `POST`, `DELETE`, ...
+    pub method: String,
+    /// The request path.
+    pub path: String,
+    /// The raw query string, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// Request headers in arrival order, names lower-case.
+    pub request_headers: Vec<(String, String)>,
+    /// The request body: JSON when it parses, else text; `None` when empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_body: Option<Value>,
+    /// The response status; `None` while the handler runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Response headers, names lower-case.
+    #[serde(default)]
+    pub response_headers: Vec<(String, String)>,
+    /// The response body, unless it was an event stream (its messages are `mcp` records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_body: Option<Value>,
+    /// Milliseconds from request to response head; for a stream end, the stream's lifetime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
+    /// For a stream end: the id of the exchange that opened the stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_of: Option<u64>,
+}
+
+impl HttpExchange {
+    /// The value of the first request header named `name` (case-insensitive).
+    pub fn request_header(&self, name: &str) -> Option<&str> {
+        find_header(&self.request_headers, name)
+    }
+
+    /// The value of the first response header named `name` (case-insensitive).
+    pub fn response_header(&self, name: &str) -> Option<&str> {
+        find_header(&self.response_headers, name)
+    }
+}
+
+fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// The shape of a JSON-RPC message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RpcKind {
+    /// Has `method` and `id`; the entry also holds the response.
+    Request,
+    /// Has `method`, no `id`.
+    Notification,
+    /// Has `id` and `result` or `error`, no `method`.
+    Response,
+    /// Not a JSON-RPC message: malformed JSON or a missing/ill-typed member.
+    Invalid,
+}
+
+/// Who sent the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// The client under test sent it.
+    ClientToServer,
+    /// The decoy sent it.
+    ServerToClient,
+}
+
+/// The protocol era a message belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Era {
+    /// 2025-03-26 to 2025-11-25: sessions opened by `initialize`.
+    Legacy,
+}
+
+/// One JSON-RPC message and, for a request, its response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RpcMessage {
+    /// Request, notification, response or invalid.
+    pub kind: RpcKind,
+    /// Who sent it.
+    pub direction: Direction,
+    /// The method, for requests and notifications.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// The tool, prompt or resource the request names (`params.name` / `params.uri`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The session it belongs to, once one exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The protocol revision in force for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    /// The era of that revision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub era: Option<Era>,
+    /// The id of the `http` record that carried it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried_by: Option<u64>,
+    /// The message as sent (for an invalid body: the text that arrived).
+    pub message: Value,
+    /// The response to a request; `None` while it is pending or when none was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<Value>,
+    /// Milliseconds from request to response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
+}
+
+impl RpcMessage {
+    /// The JSON-RPC `id`, if the message has one.
+    pub fn rpc_id(&self) -> Option<&Value> {
+        self.message.get("id")
+    }
+
+    /// `params` of the message, or `Value::Null`.
+    pub fn params(&self) -> &Value {
+        self.message.get("params").unwrap_or(&Value::Null)
+    }
+
+    /// `result` of the response, if it succeeded.
+    pub fn result(&self) -> Option<&Value> {
+        self.response.as_ref().and_then(|r| r.get("result"))
+    }
+
+    /// `error` of the response, if it failed.
+    pub fn error(&self) -> Option<&Value> {
+        self.response.as_ref().and_then(|r| r.get("error"))
+    }
+}

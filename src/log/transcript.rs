@@ -1,0 +1,188 @@
+//! A deterministic view of a log for snapshot tests: ids renumbered from 1, session ids
+//! replaced by `[session-N]` in order of appearance, times, durations and ports dropped,
+//! volatile headers left out and credentials masked.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::record::{Entry, HttpKind, Record, RpcKind};
+
+/// The headers a transcript keeps; the others (date, user agent, content length, host with
+/// its ephemeral port) vary between runs without telling the client's story.
+const KEPT_HEADERS: &[&str] = &[
+    "accept",
+    "content-type",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+    "authorization",
+    "www-authenticate",
+    "origin",
+    "mcp-method",
+    "mcp-name",
+    "retry-after",
+];
+
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The stable, serializable view returned by `Log::transcript`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Transcript {
+    entries: Vec<TranscriptEntry>,
+}
+
+impl Transcript {
+    /// The entries, in log order.
+    pub fn entries(&self) -> &[TranscriptEntry] {
+        &self.entries
+    }
+}
+
+/// One record of a [`Transcript`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    tag = "layer",
+    rename_all = "lowercase",
+    rename_all_fields = "camelCase"
+)]
+pub enum TranscriptEntry {
+    /// An HTTP exchange or stream end.
+    Http {
+        /// Position in the transcript, from 1.
+        n: usize,
+        /// `exchange` or `stream_end`.
+        kind: HttpKind,
+        /// The request line.
+        request: String,
+        /// Kept request headers, normalised.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        request_headers: Vec<(String, String)>,
+        /// The response status.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        status: Option<u16>,
+        /// Kept response headers, normalised.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        response_headers: Vec<(String, String)>,
+        /// The response body (event streams have none).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        response_body: Option<Value>,
+        /// For a stream end: `n` of the exchange that opened it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stream_of: Option<usize>,
+    },
+    /// A JSON-RPC message.
+    Mcp {
+        /// Position in the transcript, from 1.
+        n: usize,
+        /// Request, notification, response or invalid.
+        kind: RpcKind,
+        /// `client_to_server` or `server_to_client`.
+        direction: super::record::Direction,
+        /// `[session-N]`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
+        /// `n` of the http entry that carried it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        carried_by: Option<usize>,
+        /// The message.
+        message: Value,
+        /// The response, for requests.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        response: Option<Value>,
+    },
+}
+
+impl Transcript {
+    pub(crate) fn of(records: &[Record]) -> Transcript {
+        let positions: HashMap<u64, usize> = records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id, i + 1))
+            .collect();
+        let mut sessions = Sessions::default();
+        let entries = records
+            .iter()
+            .enumerate()
+            .map(|(i, record)| match &record.entry {
+                Entry::Http(h) => {
+                    let request = match &h.query {
+                        Some(q) => format!("{} {}?{q}", h.method, h.path),
+                        None => format!("{} {}", h.method, h.path),
+                    };
+                    TranscriptEntry::Http {
+                        n: i + 1,
+                        kind: h.kind,
+                        request,
+                        request_headers: sessions.headers(&h.request_headers),
+                        status: h.status,
+                        response_headers: sessions.headers(&h.response_headers),
+                        response_body: h.response_body.clone(),
+                        stream_of: h.stream_of.and_then(|id| positions.get(&id).copied()),
+                    }
+                }
+                Entry::Mcp(m) => TranscriptEntry::Mcp {
+                    n: i + 1,
+                    kind: m.kind,
+                    direction: m.direction,
+                    session: m.session.as_deref().map(|s| sessions.label(s)),
+                    carried_by: m.carried_by.and_then(|id| positions.get(&id).copied()),
+                    message: m.message.clone(),
+                    response: m.response.clone(),
+                },
+            })
+            .collect();
+        Transcript { entries }
+    }
+}
+
+#[derive(Default)]
+struct Sessions {
+    labels: HashMap<String, String>,
+}
+
+impl Sessions {
+    fn label(&mut self, id: &str) -> String {
+        let next = self.labels.len() + 1;
+        self.labels
+            .entry(id.to_string())
+            .or_insert_with(|| format!("[session-{next}]"))
+            .clone()
+    }
+
+    fn headers(&mut self, headers: &[(String, String)]) -> Vec<(String, String)> {
+        headers
+            .iter()
+            .filter(|(name, _)| {
+                KEPT_HEADERS.contains(&name.as_str()) || name.starts_with("mcp-param-")
+            })
+            .map(|(name, value)| {
+                let value = match name.as_str() {
+                    SESSION_HEADER => self.label(value),
+                    "authorization" => mask_credentials(value),
+                    "origin" => strip_port(value),
+                    _ => value.clone(),
+                };
+                (name.clone(), value)
+            })
+            .collect()
+    }
+}
+
+fn mask_credentials(value: &str) -> String {
+    match value.split_once(' ') {
+        Some((scheme, _)) => format!("{scheme} [redacted]"),
+        None => "[redacted]".into(),
+    }
+}
+
+fn strip_port(origin: &str) -> String {
+    match origin.rsplit_once(':') {
+        Some((head, port)) if head.contains("//") && port.chars().all(|c| c.is_ascii_digit()) => {
+            format!("{head}:[port]")
+        }
+        _ => origin.to_string(),
+    }
+}

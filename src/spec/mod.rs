@@ -1,0 +1,276 @@
+//! Plain data that describes a decoy server: what the builder collects and what the app's
+//! `servers.json` stores. No I/O and no sockets here; the engine checks a spec before it
+//! runs it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// The template of a tool created without one: the call's arguments as JSON text
+/// (the product guide's default).
+pub fn default_template() -> Value {
+    json!({ "content": [{ "type": "text", "text": { "$json": { "$eval": "args" } } }] })
+}
+
+/// A protocol revision this crate can serve.
+///
+/// The legacy era (2025-03-26, 2025-06-18, 2025-11-25) opens a session with `initialize`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum ProtocolVersion {
+    /// `2025-03-26`: the first Streamable HTTP revision; JSON-RPC batches allowed.
+    #[serde(rename = "2025-03-26")]
+    V2025_03_26,
+    /// `2025-06-18`: batches removed, `MCP-Protocol-Version` header introduced.
+    #[serde(rename = "2025-06-18")]
+    V2025_06_18,
+    /// `2025-11-25`: the newest legacy revision.
+    #[serde(rename = "2025-11-25")]
+    V2025_11_25,
+}
+
+impl ProtocolVersion {
+    /// Every revision this crate serves, oldest first.
+    pub const ALL: [ProtocolVersion; 3] = [
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+    ];
+
+    /// The wire form, `YYYY-MM-DD`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProtocolVersion::V2025_03_26 => "2025-03-26",
+            ProtocolVersion::V2025_06_18 => "2025-06-18",
+            ProtocolVersion::V2025_11_25 => "2025-11-25",
+        }
+    }
+
+    /// Parses the wire form; `None` for a revision this crate does not serve.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.as_str() == text)
+    }
+
+    /// Whether JSON-RPC batches (a JSON array body) are allowed; only in 2025-03-26.
+    pub fn allows_batches(self) -> bool {
+        self == ProtocolVersion::V2025_03_26
+    }
+}
+
+impl std::fmt::Display for ProtocolVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How the server answers a POSTed JSON-RPC request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResponseMode {
+    /// One `application/json` body (the default).
+    #[default]
+    Json,
+    /// A `text/event-stream` that carries the response as one `message` event, then ends.
+    Sse,
+}
+
+/// Behavioural hints a client shows or acts on (spec `ToolAnnotations`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// A display title for the tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Calling the tool twice with the same arguments has no additional effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool interacts with an open world of external entities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+impl ToolAnnotations {
+    pub(crate) fn is_empty(&self) -> bool {
+        *self == ToolAnnotations::default()
+    }
+}
+
+/// One tool of a server: what `tools/list` shows and how `tools/call` answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolSpec {
+    /// Unique on the server: 1-128 letters, digits, `_`, `-` or `.`.
+    pub name: String,
+    /// An optional display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does, for the model behind the client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// A JSON Schema with `"type": "object"` describing the arguments.
+    #[serde(default = "empty_object_schema")]
+    pub input_schema: Value,
+    /// An optional JSON Schema for `structuredContent`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    /// Behavioural hints.
+    #[serde(default, skip_serializing_if = "ToolAnnotations::is_empty")]
+    pub annotations: ToolAnnotations,
+    /// The json-e template rendered into a `CallToolResult` on every call.
+    #[serde(default = "default_template")]
+    pub template: Value,
+    /// Drafts are neither listed nor callable.
+    #[serde(default = "yes")]
+    pub published: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn empty_object_schema() -> Value {
+    json!({ "type": "object" })
+}
+
+impl ToolSpec {
+    /// A published tool with an empty object schema and the default template.
+    pub fn new(name: impl Into<String>) -> Self {
+        ToolSpec {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema: empty_object_schema(),
+            output_schema: None,
+            annotations: ToolAnnotations::default(),
+            template: default_template(),
+            published: true,
+        }
+    }
+
+    /// The product's default tool: `echo` returns its `message` argument.
+    pub fn echo() -> Self {
+        ToolSpec {
+            description: Some("Returns the `message` argument.".into()),
+            input_schema: json!({
+                "type": "object",
+                "properties": { "message": { "type": "string", "description": "The text to return." } },
+                "required": ["message"]
+            }),
+            template: json!({ "content": [{ "type": "text", "text": "${args.message}" }] }),
+            ..ToolSpec::new("echo")
+        }
+    }
+
+    /// The tool as `tools/list` shows it (spec `Tool`).
+    pub(crate) fn listing(&self) -> Value {
+        let mut tool = serde_json::Map::new();
+        tool.insert("name".into(), json!(self.name));
+        if let Some(title) = &self.title {
+            tool.insert("title".into(), json!(title));
+        }
+        if let Some(description) = &self.description {
+            tool.insert("description".into(), json!(description));
+        }
+        tool.insert("inputSchema".into(), self.input_schema.clone());
+        if let Some(output) = &self.output_schema {
+            tool.insert("outputSchema".into(), output.clone());
+        }
+        if !self.annotations.is_empty() {
+            tool.insert("annotations".into(), json!(self.annotations));
+        }
+        Value::Object(tool)
+    }
+}
+
+/// Everything that defines one decoy server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerSpec {
+    /// `serverInfo.name`.
+    pub name: String,
+    /// `serverInfo.version`.
+    #[serde(default = "crate_version")]
+    pub version: String,
+    /// `serverInfo.title`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// `instructions` in the `initialize` result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// Tools, drafts included, in listing order.
+    #[serde(default)]
+    pub tools: Vec<ToolSpec>,
+    /// How POSTed requests are answered.
+    #[serde(default)]
+    pub response_mode: ResponseMode,
+    /// Revisions the server accepts; empty means all of [`ProtocolVersion::ALL`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protocol_versions: Vec<ProtocolVersion>,
+}
+
+fn crate_version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+impl ServerSpec {
+    /// A server with no tools.
+    pub fn new(name: impl Into<String>) -> Self {
+        ServerSpec {
+            name: name.into(),
+            version: crate_version(),
+            title: None,
+            instructions: None,
+            tools: Vec::new(),
+            response_mode: ResponseMode::Json,
+            protocol_versions: Vec::new(),
+        }
+    }
+
+    /// The product's default server: `echo`, with the published `echo` tool.
+    pub fn echo() -> Self {
+        ServerSpec {
+            tools: vec![ToolSpec::echo()],
+            ..ServerSpec::new("echo")
+        }
+    }
+
+    /// The revisions served, newest first.
+    pub(crate) fn versions_newest_first(&self) -> Vec<ProtocolVersion> {
+        let mut versions = if self.protocol_versions.is_empty() {
+            ProtocolVersion::ALL.to_vec()
+        } else {
+            self.protocol_versions.clone()
+        };
+        versions.sort();
+        versions.dedup();
+        versions.reverse();
+        versions
+    }
+}
+
+/// Limits that keep a server bounded; the defaults suit tests and the app alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Limits {
+    /// Largest accepted request body; larger ones get `413`.
+    pub max_body_bytes: usize,
+    /// Live sessions kept; past it the oldest session ends (its client gets `404`).
+    pub max_sessions: usize,
+    /// Server-to-client messages queued per session while no GET stream is open.
+    pub max_queued_messages: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_body_bytes: 4 * 1024 * 1024,
+            max_sessions: 10_000,
+            max_queued_messages: 1_000,
+        }
+    }
+}
