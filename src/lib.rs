@@ -70,3 +70,8 @@ pub use engine::SessionInfo;
 pub use error::Error;
 pub use fixture::{MockMcpServer, MockMcpServerBuilder, Times, Tool};
 pub use spec::{ProtocolVersion, ResponseMode, ServerSpec, ToolAnnotations, ToolSpec};
+
+/// The README's examples, compiled and run as doctests so they cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -54,7 +54,7 @@ pub(crate) async fn exchange(
         path: parts.uri.path().to_string(),
         query: parts.uri.query().map(str::to_string),
         request_headers: header_list(&parts.headers),
-        request_body: bytes.as_ref().and_then(|b| captured_body(b)),
+        request_body: bytes.as_ref().and_then(captured_body),
         status: None,
         response_headers: Vec::new(),
         response_body: None,

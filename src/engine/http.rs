@@ -48,7 +48,7 @@ async fn split(request: Request, limit: usize) -> (Incoming_, Option<Bytes>) {
 /// POST: one JSON-RPC message, or a batch in 2025-03-26 sessions.
 pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) -> Response {
     let (incoming, body) = split(request, engine.limits.max_body_bytes).await;
-    if let Err(rejection) = check_origin(&engine, &incoming.headers) {
+    if let Some(rejection) = origin_rejection(&engine, &incoming.headers) {
         return rejection;
     }
     if !has_json_content_type(&incoming.headers) {
@@ -316,7 +316,7 @@ fn sse_response(body: Body) -> Response {
 /// GET: the session's stream of server-to-client messages (list_changed and friends).
 pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> Response {
     let (incoming, _) = split(request, 0).await;
-    if let Err(rejection) = check_origin(&engine, &incoming.headers) {
+    if let Some(rejection) = origin_rejection(&engine, &incoming.headers) {
         return rejection;
     }
     if !accepts(&incoming.headers, "text/event-stream") {
@@ -382,7 +382,7 @@ impl Drop for StreamState {
 /// DELETE: the client ends its session; the id answers 404 from now on.
 pub(crate) async fn delete(State(engine): State<Arc<Engine>>, request: Request) -> Response {
     let (incoming, _) = split(request, 0).await;
-    if let Err(rejection) = check_origin(&engine, &incoming.headers) {
+    if let Some(rejection) = origin_rejection(&engine, &incoming.headers) {
         return rejection;
     }
     match resolve_session(&engine, &incoming.headers) {
@@ -438,10 +438,8 @@ fn resolve_session(
 
 /// A present `Origin` must be loopback or allow-listed, else 403 (transports page,
 /// "Security Warning": servers MUST validate Origin to prevent DNS rebinding).
-fn check_origin(engine: &Engine, headers: &HeaderMap) -> Result<(), Response> {
-    let Some(origin) = headers.get(header::ORIGIN) else {
-        return Ok(());
-    };
+fn origin_rejection(engine: &Engine, headers: &HeaderMap) -> Option<Response> {
+    let origin = headers.get(header::ORIGIN)?;
     let origin = origin.to_str().unwrap_or_default();
     if engine
         .allowed_origins
@@ -449,9 +447,9 @@ fn check_origin(engine: &Engine, headers: &HeaderMap) -> Result<(), Response> {
         .any(|allowed| allowed == origin)
         || is_loopback_origin(origin)
     {
-        return Ok(());
+        return None;
     }
-    Err(transport_error(
+    Some(transport_error(
         StatusCode::FORBIDDEN,
         code::INVALID_REQUEST,
         &format!(
