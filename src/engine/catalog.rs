@@ -105,6 +105,11 @@ impl Catalog {
         renamed.name = to.to_string();
         let changed = renamed.published;
         tools[slot] = Arc::new(renamed);
+        // The renamed tool keeps its history, so expectations follow it.
+        let mut counts = self.counts();
+        if let Some(before) = counts.remove(from) {
+            *counts.entry(to.to_string()).or_default() += before;
+        }
         Ok(changed)
     }
 

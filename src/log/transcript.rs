@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::record::{Entry, HttpKind, Record, RpcKind};
 
@@ -58,14 +58,14 @@ pub enum TranscriptEntry {
         /// The request line.
         request: String,
         /// Kept request headers, normalised.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        request_headers: Vec<(String, String)>,
+        #[serde(skip_serializing_if = "Map::is_empty")]
+        request_headers: Map<String, Value>,
         /// The response status.
         #[serde(skip_serializing_if = "Option::is_none")]
         status: Option<u16>,
         /// Kept response headers, normalised.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        response_headers: Vec<(String, String)>,
+        #[serde(skip_serializing_if = "Map::is_empty")]
+        response_headers: Map<String, Value>,
         /// The response body (event streams have none).
         #[serde(skip_serializing_if = "Option::is_none")]
         response_body: Option<Value>,
@@ -152,8 +152,10 @@ impl Sessions {
             .clone()
     }
 
-    fn headers(&mut self, headers: &[(String, String)]) -> Vec<(String, String)> {
-        headers
+    /// The kept headers as an object; a repeated header's values are joined with `, `.
+    fn headers(&mut self, headers: &[(String, String)]) -> Map<String, Value> {
+        let mut kept = Map::new();
+        let pairs: Vec<(String, String)> = headers
             .iter()
             .filter(|(name, _)| {
                 KEPT_HEADERS.contains(&name.as_str()) || name.starts_with("mcp-param-")
@@ -167,7 +169,15 @@ impl Sessions {
                 };
                 (name.clone(), value)
             })
-            .collect()
+            .collect();
+        for (name, value) in pairs {
+            let joined = match kept.get(&name).and_then(Value::as_str) {
+                Some(before) => format!("{before}, {value}"),
+                None => value,
+            };
+            kept.insert(name, Value::String(joined));
+        }
+        kept
     }
 }
 

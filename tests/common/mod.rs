@@ -1,0 +1,184 @@
+//! Helpers shared by the integration tests: an rmcp client connected to a decoy, a handler
+//! that records `notifications/tools/list_changed`, and raw HTTP for what rmcp will not send.
+//!
+//! Every helper panics with a message naming the step that failed, so a broken test says
+//! where it broke instead of showing a bare `unwrap` on `None`.
+
+#![allow(
+    dead_code,
+    reason = "each test binary compiles this module and uses only part of it"
+)]
+
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ProtocolVersion,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+/// How long a step that should succeed may take before the test gives up. Generous, so a
+/// loaded CI machine does not fail a correct test; a hang still ends with a clear message.
+pub const PATIENCE: Duration = Duration::from_secs(10);
+
+/// How long to wait for a notification that must *not* arrive. Only used after a positive
+/// control has proven the channel delivers, so a short wait is enough.
+pub const QUIET: Duration = Duration::from_millis(300);
+
+/// The `clientInfo` the tests send: fixed, so snapshots do not change with rmcp's version.
+pub const CLIENT_NAME: &str = "decoy-tests";
+
+/// The client's `initialize` params: pinned to the newest revision that still has an
+/// `initialize` handshake (rmcp's default, 2026-07-28, has none), as a session-based client
+/// would send.
+pub fn client_config() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new(CLIENT_NAME, "1.0.0"),
+    )
+    .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+}
+
+/// A `ClientHandler` that forwards every `notifications/tools/list_changed` to a channel.
+#[derive(Debug)]
+pub struct Recorder {
+    config: ClientConfig,
+    list_changed: mpsc::UnboundedSender<()>,
+}
+
+impl ClientHandler for Recorder {
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        // The receiver may be gone when a test ignores notifications; that is fine.
+        let _ = self.list_changed.send(());
+    }
+}
+
+/// An rmcp client session with a decoy.
+pub type Client = RunningService<RoleClient, Recorder>;
+
+/// The `tools/list_changed` notifications one client received, in arrival order.
+#[derive(Debug)]
+pub struct ListChanged {
+    rx: mpsc::UnboundedReceiver<()>,
+}
+
+impl ListChanged {
+    /// Waits for the next notification; panics naming `after` if none comes in time.
+    pub async fn expect_one(&mut self, after: &str) {
+        match tokio::time::timeout(PATIENCE, self.rx.recv()).await {
+            Ok(Some(())) => {}
+            Ok(None) => panic!("the client stopped before list_changed arrived after {after}"),
+            Err(_) => {
+                panic!("no notifications/tools/list_changed within {PATIENCE:?} after {after}")
+            }
+        }
+    }
+
+    /// Whether no notification arrives within [`QUIET`].
+    pub async fn stays_quiet(&mut self) -> bool {
+        tokio::time::timeout(QUIET, self.rx.recv()).await.is_err()
+    }
+}
+
+/// Connects an rmcp client to `url` with the legacy `initialize` handshake.
+pub async fn connect(url: &str) -> Client {
+    connect_watching(url).await.0
+}
+
+/// Connects like [`connect`], keeping the channel of `list_changed` notifications.
+pub async fn connect_watching(url: &str) -> (Client, ListChanged) {
+    connect_with(url, client_config()).await
+}
+
+/// Connects with the given `initialize` params.
+pub async fn connect_with(url: &str, config: ClientConfig) -> (Client, ListChanged) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let handler = Recorder {
+        config,
+        list_changed: tx,
+    };
+    let transport = StreamableHttpClientTransport::from_uri(url.to_string());
+    let client = match tokio::time::timeout(PATIENCE, handler.serve(transport)).await {
+        Ok(Ok(client)) => client,
+        Ok(Err(error)) => panic!("the rmcp client failed to initialize with {url}: {error}"),
+        Err(_) => panic!("initialize with {url} took longer than {PATIENCE:?}"),
+    };
+    (client, ListChanged { rx })
+}
+
+/// `tools/call` params for `tool` with `arguments` (a JSON object).
+pub fn call(tool: &str, arguments: Value) -> CallToolRequestParams {
+    let Value::Object(arguments) = arguments else {
+        panic!("tool arguments must be a JSON object, got {arguments}");
+    };
+    CallToolRequestParams::new(tool.to_string()).with_arguments(arguments)
+}
+
+/// Calls `tool` and returns the result, panicking if the call failed at the JSON-RPC level.
+pub async fn call_ok(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
+    tokio::time::timeout(PATIENCE, client.call_tool(call(tool, arguments)))
+        .await
+        .unwrap_or_else(|_| panic!("tools/call {tool} took longer than {PATIENCE:?}"))
+        .unwrap_or_else(|e| panic!("tools/call {tool} failed: {e}"))
+}
+
+/// The text of the result's only content block.
+pub fn text(result: &CallToolResult) -> &str {
+    assert_eq!(
+        result.content.len(),
+        1,
+        "expected one content block, got {:?}",
+        result.content
+    );
+    &result.content[0]
+        .as_text()
+        .unwrap_or_else(|| panic!("the content block is not text: {:?}", result.content[0]))
+        .text
+}
+
+/// The tools the client lists, every page, in listing order.
+pub async fn list_tools(client: &Client) -> Vec<rmcp::model::Tool> {
+    tokio::time::timeout(PATIENCE, client.list_all_tools())
+        .await
+        .expect("tools/list took too long")
+        .expect("tools/list failed")
+}
+
+/// The names of the tools the client lists, in listing order.
+pub async fn tool_names(client: &Client) -> Vec<String> {
+    list_tools(client)
+        .await
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect()
+}
+
+/// The one session the server has, for tests with a single client.
+pub fn only_session(server: &mcp_decoy::MockMcpServer) -> String {
+    let sessions = server.sessions();
+    assert_eq!(sessions.len(), 1, "expected one live session: {sessions:?}");
+    sessions[0].id.clone()
+}
+
+/// POSTs a `tools/list` request with `session` as a raw HTTP client would, for requests the
+/// rmcp client would not send (it re-initializes on 404).
+pub async fn raw_tools_list(url: &str, session: &str) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(r#"{"jsonrpc":"2.0","id":99,"method":"tools/list","params":{}}"#)
+        .send()
+        .await
+        .expect("the raw tools/list POST could not be sent")
+}
