@@ -142,8 +142,11 @@ fn too_large(limit: usize) -> Response {
         code::INVALID_REQUEST,
         format!("the request body exceeds this server's limit of {limit} bytes"),
     );
+    // The rest of the body is never read, so the connection cannot be reused; saying so
+    // keeps the client from sending its next request on a connection that is closing.
     (
         StatusCode::PAYLOAD_TOO_LARGE,
+        [(header::CONNECTION, "close")],
         axum::Json(jsonrpc::error(&Value::Null, &error)),
     )
         .into_response()
@@ -193,6 +196,9 @@ pub(crate) fn millis(since: Instant) -> f64 {
 pub(crate) struct Arrival<'a> {
     pub(crate) exchange: Option<ExchangeId>,
     pub(crate) session: Option<&'a Session>,
+    /// The `Mcp-Session-Id` the request named, recorded even when no live session has it,
+    /// so a client that keeps using an ended session shows which one.
+    pub(crate) named_session: Option<&'a str>,
     pub(crate) kind: RpcKind,
     pub(crate) method: Option<&'a str>,
     pub(crate) message: Value,
@@ -211,7 +217,10 @@ pub(crate) fn arrived(engine: &Engine, arrival: Arrival<'_>) -> u64 {
         direction: Direction::ClientToServer,
         method: arrival.method.map(str::to_string),
         name,
-        session: arrival.session.map(|s| s.id.clone()),
+        session: arrival
+            .session
+            .map(|s| s.id.clone())
+            .or_else(|| arrival.named_session.map(str::to_string)),
         protocol_version: arrival.session.map(|s| s.version.as_str().to_string()),
         era: Some(Era::Legacy),
         carried_by: arrival.exchange.map(|e| e.0),

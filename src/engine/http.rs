@@ -27,17 +27,25 @@ pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// The handler's inputs that every method needs.
-struct Incoming_ {
+struct Inbound {
     exchange: Option<ExchangeId>,
     headers: HeaderMap,
 }
 
-async fn split(request: Request, limit: usize) -> (Incoming_, Option<Bytes>) {
+impl Inbound {
+    fn named_session(&self) -> Option<&str> {
+        self.headers
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+    }
+}
+
+async fn split(request: Request, limit: usize) -> (Inbound, Option<Bytes>) {
     let exchange = request.extensions().get::<ExchangeId>().copied();
     let (parts, body) = request.into_parts();
     let bytes = axum::body::to_bytes(body, limit).await.ok();
     (
-        Incoming_ {
+        Inbound {
             exchange,
             headers: parts.headers,
         },
@@ -74,6 +82,7 @@ pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) ->
                 Arrival {
                     exchange: incoming.exchange,
                     session: None,
+                    named_session: incoming.named_session(),
                     kind: RpcKind::Invalid,
                     method: None,
                     message: Value::String(text),
@@ -92,7 +101,7 @@ pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) ->
     }
 }
 
-fn post_one(engine: &Arc<Engine>, incoming: &Incoming_, message: Value) -> Response {
+fn post_one(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -> Response {
     let started = Instant::now();
     let classified = jsonrpc::classify(&message);
     if let Incoming::Request { id, method, params } = &classified {
@@ -140,7 +149,7 @@ fn post_one(engine: &Arc<Engine>, incoming: &Incoming_, message: Value) -> Respo
 
 fn initialize(
     engine: &Arc<Engine>,
-    incoming: &Incoming_,
+    incoming: &Inbound,
     id: &Value,
     params: &Value,
     message: Value,
@@ -151,6 +160,7 @@ fn initialize(
         Arrival {
             exchange: incoming.exchange,
             session: None,
+            named_session: None,
             kind: RpcKind::Request,
             method: Some("initialize"),
             message,
@@ -193,9 +203,28 @@ fn initialize(
 }
 
 /// JSON-RPC batches: allowed in 2025-03-26 sessions only (removed in 2025-06-18).
-fn post_batch(engine: &Arc<Engine>, incoming: &Incoming_, batch: Vec<Value>) -> Response {
+fn post_batch(engine: &Arc<Engine>, incoming: &Inbound, batch: Vec<Value>) -> Response {
     let started = Instant::now();
-    let session = resolve_session(engine, &incoming.headers).ok();
+    let session = match resolve_session(engine, &incoming.headers) {
+        Ok(session) => Some(session),
+        // A named session that has ended (404) or a bad version header (400) is refused as
+        // for a single message; only a missing id falls through to the batch refusal below.
+        Err((status, error)) if incoming.headers.contains_key(SESSION_HEADER) => {
+            for message in batch {
+                let classified = jsonrpc::classify(&message);
+                let record = record_arrival(engine, incoming, None, &classified, message);
+                capture::answered(
+                    engine,
+                    record,
+                    &jsonrpc::error(&Value::Null, &error),
+                    started,
+                    None,
+                );
+            }
+            return (status, axum::Json(jsonrpc::error(&Value::Null, &error))).into_response();
+        }
+        Err(_) => None,
+    };
     let refusal = match &session {
         _ if batch.is_empty() => Some("Invalid request: an empty JSON array is not a batch".to_string()),
         Some(s) if s.version.allows_batches() => None,
@@ -266,7 +295,7 @@ fn answer(engine: &Engine, session: &Session, id: &Value, method: &str, params: 
 
 fn record_arrival(
     engine: &Engine,
-    incoming: &Incoming_,
+    incoming: &Inbound,
     session: Option<&Session>,
     classified: &Incoming,
     message: Value,
@@ -282,6 +311,7 @@ fn record_arrival(
         Arrival {
             exchange: incoming.exchange,
             session,
+            named_session: incoming.named_session(),
             kind,
             method,
             message,
@@ -315,6 +345,15 @@ fn sse_response(body: Body) -> Response {
 
 /// GET: the session's stream of server-to-client messages (list_changed and friends).
 pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> Response {
+    // axum routes HEAD here too; opening (and so taking over) the session's stream for a
+    // request that never reads it would silently end the client's real GET stream.
+    if request.method() == axum::http::Method::HEAD {
+        return (
+            StatusCode::METHOD_NOT_ALLOWED,
+            [(header::ALLOW, "GET, POST, DELETE")],
+        )
+            .into_response();
+    }
     let (incoming, _) = split(request, 0).await;
     if let Some(rejection) = origin_rejection(&engine, &incoming.headers) {
         return rejection;
