@@ -2,6 +2,31 @@
 
 use std::path::PathBuf;
 
+/// The kinds of item a server's catalog holds, for naming them in errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ItemKind {
+    /// A tool.
+    Tool,
+    /// A static resource.
+    Resource,
+    /// A resource template.
+    ResourceTemplate,
+    /// A prompt.
+    Prompt,
+}
+
+impl std::fmt::Display for ItemKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ItemKind::Tool => "tool",
+            ItemKind::Resource => "resource",
+            ItemKind::ResourceTemplate => "resource template",
+            ItemKind::Prompt => "prompt",
+        })
+    }
+}
+
 /// Everything that can go wrong while building or driving a decoy server.
 ///
 /// Each variant names the item at fault (the tool, the field, the address) so that a failing
@@ -20,17 +45,34 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// Two tools of one server share a name.
-    #[error("tool `{name}`: a tool with this name already exists on the server")]
-    DuplicateTool {
+    /// Two tools, prompts, resources or resource templates of one server share a name (a URI
+    /// for resources, a URI template for templates).
+    #[error("{kind} `{name}`: a {kind} with this name already exists on the server")]
+    Duplicate {
+        /// What kind of item.
+        kind: ItemKind,
         /// The name used twice.
         name: String,
     },
-    /// A live edit named a tool the server does not have.
-    #[error("tool `{name}`: no such tool on the server")]
-    UnknownTool {
+    /// A live edit named an item the server does not have.
+    #[error("{kind} `{name}`: no such {kind} on the server")]
+    Unknown {
+        /// What kind of item.
+        kind: ItemKind,
         /// The name that matched nothing.
         name: String,
+    },
+    /// A resource, resource template or prompt is invalid.
+    #[error("{kind} `{name}`: `{field}` {reason}")]
+    Invalid {
+        /// What kind of item.
+        kind: ItemKind,
+        /// Its name, URI or URI template.
+        name: String,
+        /// The field at fault.
+        field: &'static str,
+        /// What is wrong with it.
+        reason: String,
     },
     /// A tool's input or output schema is not a valid JSON Schema object schema.
     #[error("tool `{tool}`: `{field}` is not a valid JSON Schema: {reason}")]

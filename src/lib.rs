@@ -67,7 +67,7 @@ pub mod log;
 pub mod spec;
 
 pub use engine::SessionInfo;
-pub use error::Error;
+pub use error::{Error, ItemKind};
 pub use fixture::{MockMcpServer, MockMcpServerBuilder, Times, Tool};
 pub use spec::{ProtocolVersion, ResponseMode, ServerSpec, ToolAnnotations, ToolSpec};
 

@@ -1043,8 +1043,8 @@ async fn try_start_rejects_two_tools_with_one_name() {
         .await
         .expect_err("the server must refuse a duplicate tool");
 
-    let Error::DuplicateTool { name } = &error else {
-        panic!("expected DuplicateTool, got {error:?}");
+    let Error::Duplicate { name, .. } = &error else {
+        panic!("expected Duplicate, got {error:?}");
     };
     assert_eq!(name, "echo");
     assert!(error.to_string().contains("tool `echo`"), "{error}");
@@ -1137,17 +1137,17 @@ async fn live_edits_return_errors_naming_the_tool() {
     // Act + Assert
     let duplicate = server.add_tool(Tool::new("echo"));
     assert!(
-        matches!(&duplicate, Err(Error::DuplicateTool { name }) if name == "echo"),
+        matches!(&duplicate, Err(Error::Duplicate { name, .. }) if name == "echo"),
         "{duplicate:?}"
     );
     let clash = server.rename_tool("get_forecast", "echo");
     assert!(
-        matches!(&clash, Err(Error::DuplicateTool { name }) if name == "echo"),
+        matches!(&clash, Err(Error::Duplicate { name, .. }) if name == "echo"),
         "{clash:?}"
     );
     let unknown = server.remove_tool("nope");
     assert!(
-        matches!(&unknown, Err(Error::UnknownTool { name }) if name == "nope"),
+        matches!(&unknown, Err(Error::Unknown { name, .. }) if name == "nope"),
         "{unknown:?}"
     );
     let bad = server.replace_tool(Tool::new("echo").input_schema(json!({ "type": "array" })));

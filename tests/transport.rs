@@ -212,8 +212,16 @@ mod raw {
     /// One server-sent event (comment-only blocks are skipped).
     #[derive(Debug, Clone)]
     pub struct Event {
+        pub id: Option<String>,
         pub event: Option<String>,
         pub data: String,
+    }
+
+    impl Event {
+        /// The 2025-11-25 priming event: an id and empty data.
+        pub fn is_priming(&self) -> bool {
+            self.id.is_some() && self.event.is_none() && self.data.is_empty()
+        }
     }
 
     impl Event {
@@ -228,12 +236,23 @@ mod raw {
     pub struct Events {
         stream: ByteStream,
         buffer: String,
+        keep_priming: bool,
     }
 
+    /// The events of a stream, priming events skipped.
     pub fn event_stream(response: Response) -> Events {
         Events {
             stream: Box::pin(response.bytes_stream()),
             buffer: String::new(),
+            keep_priming: false,
+        }
+    }
+
+    /// The events of a stream, priming events included.
+    pub fn raw_event_stream(response: Response) -> Events {
+        Events {
+            keep_priming: true,
+            ..event_stream(response)
         }
     }
 
@@ -258,7 +277,9 @@ mod raw {
                 if let Some(end) = self.buffer.find("\n\n") {
                     let block: String = self.buffer.drain(..end + 2).collect();
                     if let Some(event) = parse_block(&block) {
-                        return Some(event);
+                        if self.keep_priming || !event.is_priming() {
+                            return Some(event);
+                        }
                     }
                     continue;
                 }
@@ -273,18 +294,21 @@ mod raw {
     }
 
     fn parse_block(block: &str) -> Option<Event> {
+        let mut id = None;
         let mut event = None;
         let mut data: Vec<&str> = Vec::new();
         for line in block.lines() {
             let (field, value) = line.split_once(':').unwrap_or((line, ""));
             let value = value.strip_prefix(' ').unwrap_or(value);
             match field {
+                "id" => id = Some(value.to_string()),
                 "event" => event = Some(value.to_string()),
                 "data" => data.push(value),
                 _ => {}
             }
         }
-        (event.is_some() || !data.is_empty()).then(|| Event {
+        (id.is_some() || event.is_some() || !data.is_empty()).then(|| Event {
+            id,
             event,
             data: data.join("\n"),
         })

@@ -227,6 +227,7 @@ pub(crate) fn arrived(engine: &Engine, arrival: Arrival<'_>) -> u64 {
         message: arrival.message,
         response: None,
         duration_ms: None,
+        cancelled: false,
     }))
 }
 
@@ -252,6 +253,17 @@ pub(crate) fn answered(
     });
 }
 
+/// Marks a request's record as cancelled by the client.
+pub(crate) fn cancelled(engine: &Engine, record: u64, started: Instant) {
+    let duration = millis(started);
+    engine.log.update(record, |entry| {
+        if let Entry::Mcp(m) = entry {
+            m.cancelled = true;
+            m.duration_ms = Some(duration);
+        }
+    });
+}
+
 /// Records a message the server sent on a stream.
 pub(crate) fn sent(
     engine: &Engine,
@@ -263,6 +275,10 @@ pub(crate) fn sent(
         .get("method")
         .and_then(Value::as_str)
         .map(str::to_string);
+    // A response on a stream answers a request whose record already holds it.
+    if method.is_none() {
+        return;
+    }
     let kind = if message.get("id").is_some() {
         RpcKind::Request
     } else {
@@ -280,5 +296,6 @@ pub(crate) fn sent(
         message: message.clone(),
         response: None,
         duration_ms: None,
+        cancelled: false,
     }));
 }

@@ -1,111 +1,225 @@
-//! The live catalog of one server: tools (drafts included) and call counters. Each edit says
-//! whether clients must hear `list_changed`; the engine broadcasts it. No HTTP, no log.
+//! The live catalog of one server: tools (drafts included), resources, resource templates,
+//! prompts, and call counters. Each edit says whether clients must hear `list_changed`; the
+//! engine broadcasts it. No HTTP, no log.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use super::validate;
-use crate::error::Error;
-use crate::spec::ToolSpec;
+use crate::error::{Error, ItemKind};
+use crate::spec::{PromptSpec, ResourceSpec, ResourceTemplateSpec, ToolSpec};
 
 /// Whether an edit changed what clients can list.
 pub(crate) type ListChanged = bool;
 
-#[derive(Debug, Default)]
+/// What the catalog needs to know of each kind of item.
+pub(crate) trait Item: Clone {
+    const KIND: ItemKind;
+    /// The unique key: a name, a URI or a URI template.
+    fn key(&self) -> &str;
+    /// Whether clients can list and use it (only tools have drafts).
+    fn visible(&self) -> bool {
+        true
+    }
+    /// Checks the item before it enters the catalog.
+    fn check(&self) -> Result<(), Error>;
+}
+
+impl Item for ToolSpec {
+    const KIND: ItemKind = ItemKind::Tool;
+    fn key(&self) -> &str {
+        &self.name
+    }
+    fn visible(&self) -> bool {
+        self.published
+    }
+    fn check(&self) -> Result<(), Error> {
+        validate::tool(self)
+    }
+}
+
+impl Item for ResourceSpec {
+    const KIND: ItemKind = ItemKind::Resource;
+    fn key(&self) -> &str {
+        &self.uri
+    }
+    fn check(&self) -> Result<(), Error> {
+        validate::resource(self)
+    }
+}
+
+impl Item for ResourceTemplateSpec {
+    const KIND: ItemKind = ItemKind::ResourceTemplate;
+    fn key(&self) -> &str {
+        &self.uri_template
+    }
+    fn check(&self) -> Result<(), Error> {
+        validate::resource_template(self)
+    }
+}
+
+impl Item for PromptSpec {
+    const KIND: ItemKind = ItemKind::Prompt;
+    fn key(&self) -> &str {
+        &self.name
+    }
+    fn check(&self) -> Result<(), Error> {
+        validate::prompt(self)
+    }
+}
+
+/// The items of one kind, in listing order.
+#[derive(Debug)]
+pub(crate) struct Shelf<T> {
+    items: RwLock<Vec<Arc<T>>>,
+}
+
+impl<T: Item> Shelf<T> {
+    fn new(items: Vec<T>) -> Self {
+        Shelf {
+            items: RwLock::new(items.into_iter().map(Arc::new).collect()),
+        }
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Vec<Arc<T>>> {
+        self.items.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Vec<Arc<T>>> {
+        self.items.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The items clients can see, in listing order.
+    pub(crate) fn visible(&self) -> Vec<Arc<T>> {
+        self.read()
+            .iter()
+            .filter(|t| t.visible())
+            .cloned()
+            .collect()
+    }
+
+    /// Every item, drafts included.
+    pub(crate) fn all(&self) -> Vec<T> {
+        self.read().iter().map(|t| (**t).clone()).collect()
+    }
+
+    /// The visible item with this key.
+    pub(crate) fn get(&self, key: &str) -> Option<Arc<T>> {
+        self.read()
+            .iter()
+            .find(|t| t.visible() && t.key() == key)
+            .cloned()
+    }
+
+    pub(crate) fn add(&self, item: T) -> Result<ListChanged, Error> {
+        item.check()?;
+        let mut items = self.write();
+        if items.iter().any(|t| t.key() == item.key()) {
+            return Err(duplicate::<T>(item.key()));
+        }
+        let visible = item.visible();
+        items.push(Arc::new(item));
+        Ok(visible)
+    }
+
+    /// Replaces the item with the same key, keeping its place in the listing.
+    pub(crate) fn replace(&self, item: T) -> Result<ListChanged, Error> {
+        item.check()?;
+        let mut items = self.write();
+        let slot = position(&items, item.key())?;
+        let changed = items[slot].visible() || item.visible();
+        items[slot] = Arc::new(item);
+        Ok(changed)
+    }
+
+    /// Changes an item in place (renames included); the result is checked like a new item.
+    pub(crate) fn modify(
+        &self,
+        key: &str,
+        change: impl FnOnce(&mut T),
+    ) -> Result<ListChanged, Error> {
+        let mut items = self.write();
+        let slot = position(&items, key)?;
+        let mut edited = (*items[slot]).clone();
+        change(&mut edited);
+        if edited.key() != key && items.iter().any(|t| t.key() == edited.key()) {
+            return Err(duplicate::<T>(edited.key()));
+        }
+        edited.check()?;
+        let changed = items[slot].visible() || edited.visible();
+        items[slot] = Arc::new(edited);
+        Ok(changed)
+    }
+
+    pub(crate) fn remove(&self, key: &str) -> Result<ListChanged, Error> {
+        let mut items = self.write();
+        let slot = position(&items, key)?;
+        Ok(items.remove(slot).visible())
+    }
+}
+
+fn position<T: Item>(items: &[Arc<T>], key: &str) -> Result<usize, Error> {
+    items
+        .iter()
+        .position(|t| t.key() == key)
+        .ok_or_else(|| Error::Unknown {
+            kind: T::KIND,
+            name: key.to_string(),
+        })
+}
+
+fn duplicate<T: Item>(key: &str) -> Error {
+    Error::Duplicate {
+        kind: T::KIND,
+        name: key.to_string(),
+    }
+}
+
+/// Everything one server offers.
+#[derive(Debug)]
 pub(crate) struct Catalog {
-    tools: RwLock<Vec<Arc<ToolSpec>>>,
+    pub(crate) tools: Shelf<ToolSpec>,
+    pub(crate) resources: Shelf<ResourceSpec>,
+    pub(crate) templates: Shelf<ResourceTemplateSpec>,
+    pub(crate) prompts: Shelf<PromptSpec>,
     calls: Mutex<HashMap<String, u64>>,
 }
 
 impl Catalog {
-    pub(crate) fn new(tools: Vec<ToolSpec>) -> Self {
+    pub(crate) fn new(
+        tools: Vec<ToolSpec>,
+        resources: Vec<ResourceSpec>,
+        templates: Vec<ResourceTemplateSpec>,
+        prompts: Vec<PromptSpec>,
+    ) -> Self {
         Catalog {
-            tools: RwLock::new(tools.into_iter().map(Arc::new).collect()),
+            tools: Shelf::new(tools),
+            resources: Shelf::new(resources),
+            templates: Shelf::new(templates),
+            prompts: Shelf::new(prompts),
             calls: Mutex::default(),
         }
-    }
-
-    fn read(&self) -> RwLockReadGuard<'_, Vec<Arc<ToolSpec>>> {
-        self.tools.read().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn write(&self) -> RwLockWriteGuard<'_, Vec<Arc<ToolSpec>>> {
-        self.tools.write().unwrap_or_else(|p| p.into_inner())
     }
 
     fn counts(&self) -> MutexGuard<'_, HashMap<String, u64>> {
         self.calls.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Published tools in listing order.
-    pub(crate) fn published(&self) -> Vec<Arc<ToolSpec>> {
-        self.read()
-            .iter()
-            .filter(|t| t.published)
-            .cloned()
-            .collect()
+    pub(crate) fn count_call(&self, tool: &str) {
+        *self.counts().entry(tool.to_string()).or_default() += 1;
     }
 
-    /// Every tool, drafts included.
-    pub(crate) fn all(&self) -> Vec<ToolSpec> {
-        self.read().iter().map(|t| (**t).clone()).collect()
+    /// How many times `tools/call` reached `tool` (whatever the outcome).
+    pub(crate) fn calls(&self, tool: &str) -> u64 {
+        self.counts().get(tool).copied().unwrap_or(0)
     }
 
-    /// A tool clients may call.
-    pub(crate) fn callable(&self, name: &str) -> Option<Arc<ToolSpec>> {
-        self.read()
-            .iter()
-            .find(|t| t.published && t.name == name)
-            .cloned()
-    }
-
-    pub(crate) fn count_call(&self, name: &str) {
-        *self.counts().entry(name.to_string()).or_default() += 1;
-    }
-
-    /// How many times `tools/call` reached `name` (whatever the outcome).
-    pub(crate) fn calls(&self, name: &str) -> u64 {
-        self.counts().get(name).copied().unwrap_or(0)
-    }
-
-    pub(crate) fn add(&self, tool: ToolSpec) -> Result<ListChanged, Error> {
-        validate::tool(&tool)?;
-        let mut tools = self.write();
-        if tools.iter().any(|t| t.name == tool.name) {
-            return Err(Error::DuplicateTool { name: tool.name });
-        }
-        let published = tool.published;
-        tools.push(Arc::new(tool));
-        Ok(published)
-    }
-
-    /// Replaces the tool of the same name, keeping its place in the listing.
-    pub(crate) fn replace(&self, tool: ToolSpec) -> Result<ListChanged, Error> {
-        validate::tool(&tool)?;
-        let mut tools = self.write();
-        let slot = position(&tools, &tool.name)?;
-        let changed = tools[slot].published || tool.published;
-        tools[slot] = Arc::new(tool);
-        Ok(changed)
-    }
-
-    pub(crate) fn rename(&self, from: &str, to: &str) -> Result<ListChanged, Error> {
-        validate::name(to)?;
-        let mut tools = self.write();
-        let slot = position(&tools, from)?;
+    /// Renames a tool; its call count moves with it, so expectations follow the tool.
+    pub(crate) fn rename_tool(&self, from: &str, to: &str) -> Result<ListChanged, Error> {
         if from == to {
-            return Ok(false);
+            return self.tools.modify(from, |_| {}).map(|_| false);
         }
-        if tools.iter().any(|t| t.name == to) {
-            return Err(Error::DuplicateTool {
-                name: to.to_string(),
-            });
-        }
-        let mut renamed = (*tools[slot]).clone();
-        renamed.name = to.to_string();
-        let changed = renamed.published;
-        tools[slot] = Arc::new(renamed);
-        // The renamed tool keeps its history, so expectations follow it.
+        let changed = self.tools.modify(from, |t| t.name = to.to_string())?;
         let mut counts = self.counts();
         if let Some(before) = counts.remove(from) {
             *counts.entry(to.to_string()).or_default() += before;
@@ -113,32 +227,16 @@ impl Catalog {
         Ok(changed)
     }
 
-    pub(crate) fn set_published(&self, name: &str, published: bool) -> Result<ListChanged, Error> {
-        let mut tools = self.write();
-        let slot = position(&tools, name)?;
-        if tools[slot].published == published {
-            return Ok(false);
-        }
-        let mut edited = (*tools[slot]).clone();
-        edited.published = published;
-        tools[slot] = Arc::new(edited);
-        Ok(true)
+    pub(crate) fn set_published(&self, tool: &str, published: bool) -> Result<ListChanged, Error> {
+        let was = self
+            .tools
+            .all()
+            .into_iter()
+            .find(|t| t.name == tool)
+            .map(|t| t.published);
+        let changed = self.tools.modify(tool, |t| t.published = published)?;
+        Ok(changed && was != Some(published))
     }
-
-    pub(crate) fn remove(&self, name: &str) -> Result<ListChanged, Error> {
-        let mut tools = self.write();
-        let slot = position(&tools, name)?;
-        Ok(tools.remove(slot).published)
-    }
-}
-
-fn position(tools: &[Arc<ToolSpec>], name: &str) -> Result<usize, Error> {
-    tools
-        .iter()
-        .position(|t| t.name == name)
-        .ok_or_else(|| Error::UnknownTool {
-            name: name.to_string(),
-        })
 }
 
 #[cfg(test)]
@@ -152,38 +250,39 @@ mod tests {
         }
     }
 
+    fn catalog(tools: Vec<ToolSpec>) -> Catalog {
+        Catalog::new(tools, Vec::new(), Vec::new(), Vec::new())
+    }
+
     #[test]
     fn only_edits_clients_can_see_change_the_list() {
-        let catalog = Catalog::new(vec![ToolSpec::new("a")]);
-        assert_eq!(catalog.add(draft("b")).ok(), Some(false), "adding a draft");
+        let c = catalog(vec![ToolSpec::new("a")]);
+        assert_eq!(c.tools.add(draft("b")).ok(), Some(false), "adding a draft");
         assert_eq!(
-            catalog.replace(draft("b")).ok(),
+            c.tools.replace(draft("b")).ok(),
             Some(false),
             "editing a draft"
         );
         assert_eq!(
-            catalog.rename("b", "c").ok(),
+            c.rename_tool("b", "c").ok(),
             Some(false),
             "renaming a draft"
         );
+        assert_eq!(c.set_published("c", true).ok(), Some(true), "publishing");
         assert_eq!(
-            catalog.set_published("c", true).ok(),
-            Some(true),
-            "publishing"
+            c.set_published("c", true).ok(),
+            Some(false),
+            "publishing twice"
         );
         assert_eq!(
-            catalog.replace(ToolSpec::new("a")).ok(),
+            c.tools.replace(ToolSpec::new("a")).ok(),
             Some(true),
             "editing a published tool"
         );
+        assert_eq!(c.set_published("a", false).ok(), Some(true), "unpublishing");
+        assert_eq!(c.tools.remove("a").ok(), Some(false), "deleting a draft");
         assert_eq!(
-            catalog.set_published("a", false).ok(),
-            Some(true),
-            "unpublishing"
-        );
-        assert_eq!(catalog.remove("a").ok(), Some(false), "deleting a draft");
-        assert_eq!(
-            catalog.remove("c").ok(),
+            c.tools.remove("c").ok(),
             Some(true),
             "deleting a published tool"
         );
@@ -191,23 +290,20 @@ mod tests {
 
     #[test]
     fn edits_name_the_tool_at_fault() {
-        let catalog = Catalog::new(vec![ToolSpec::new("a"), ToolSpec::new("b")]);
+        let c = catalog(vec![ToolSpec::new("a"), ToolSpec::new("b")]);
         assert!(matches!(
-            catalog.add(ToolSpec::new("a")),
-            Err(Error::DuplicateTool { .. })
+            c.tools.add(ToolSpec::new("a")),
+            Err(Error::Duplicate { .. })
         ));
         assert!(matches!(
-            catalog.rename("a", "b"),
-            Err(Error::DuplicateTool { .. })
+            c.rename_tool("a", "b"),
+            Err(Error::Duplicate { .. })
         ));
+        assert!(matches!(c.tools.remove("zzz"), Err(Error::Unknown { .. })));
         assert!(matches!(
-            catalog.remove("zzz"),
-            Err(Error::UnknownTool { .. })
-        ));
-        assert!(matches!(
-            catalog.rename("a", "bad name"),
+            c.rename_tool("a", "bad name"),
             Err(Error::InvalidToolName { .. })
         ));
-        assert_eq!(catalog.published().len(), 2);
+        assert_eq!(c.tools.visible().len(), 2);
     }
 }

@@ -11,17 +11,23 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
+use super::Engine;
 use super::capture::{self, Arrival, ExchangeId};
+use super::dispatch::{self, RequestCtx};
 use super::era::{self, VERSION_HEADER};
 use super::jsonrpc::{self, Incoming, RpcError, code};
 use super::methods::lifecycle;
-use super::session::{Next, Session};
-use super::{Engine, dispatch};
+use super::outbox::Outbox;
+use super::session::{Reader, Session};
+use super::stream::{self, Poll, STANDALONE};
 use crate::log::RpcKind;
-use crate::spec::ResponseMode;
+use crate::spec::{ProtocolVersion, ResponseMode};
 
 /// The session header (names are case-insensitive; `http` stores them lower-case).
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The header a client resumes a stream with.
+const LAST_EVENT_ID: &str = "last-event-id";
 
 /// How often an idle GET stream sends a comment, so proxies and clients keep it open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -96,12 +102,12 @@ pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) ->
         }
     };
     match parsed {
-        Value::Array(batch) => post_batch(&engine, &incoming, batch),
-        message => post_one(&engine, &incoming, message),
+        Value::Array(batch) => post_batch(&engine, &incoming, batch).await,
+        message => post_one(&engine, &incoming, message).await,
     }
 }
 
-fn post_one(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -> Response {
+async fn post_one(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -> Response {
     let started = Instant::now();
     let classified = jsonrpc::classify(&message);
     if let Incoming::Request { id, method, params } = &classified {
@@ -123,19 +129,37 @@ fn post_one(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -> Respons
             };
         }
     };
+    let reply = matches!(classified, Incoming::Response { .. }).then(|| message.clone());
     let record = record_arrival(engine, incoming, Some(&session), &classified, message);
     match classified {
         Incoming::Request { id, method, params } => {
-            let response = answer(engine, &session, &id, &method, &params);
-            capture::answered(engine, record, &response, started, None);
-            respond(engine, response)
+            let pending = Pending {
+                engine: engine.clone(),
+                session,
+                id,
+                method,
+                params,
+                record,
+                started,
+            };
+            if wants_stream(engine, incoming, &pending) {
+                stream_answer(pending, incoming.exchange)
+            } else {
+                json_answer(pending).await
+            }
         }
-        Incoming::Notification { method, .. } => {
-            dispatch::notification(&session, &method);
+        Incoming::Notification { method, params } => {
+            dispatch::notification(&session, &method, &params);
             StatusCode::ACCEPTED.into_response()
         }
-        // Responses to server-initiated requests; none are sent yet, so there is nothing to route.
-        Incoming::Response { .. } => StatusCode::ACCEPTED.into_response(),
+        Incoming::Response { id } => {
+            if let Some(message) = reply {
+                if !session.deliver_reply(&id, message) {
+                    tracing::debug!(%id, "a response for no pending server request");
+                }
+            }
+            StatusCode::ACCEPTED.into_response()
+        }
         Incoming::Invalid { id, reason } => {
             let response = jsonrpc::error(
                 &id,
@@ -203,7 +227,7 @@ fn initialize(
 }
 
 /// JSON-RPC batches: allowed in 2025-03-26 sessions only (removed in 2025-06-18).
-fn post_batch(engine: &Arc<Engine>, incoming: &Inbound, batch: Vec<Value>) -> Response {
+async fn post_batch(engine: &Arc<Engine>, incoming: &Inbound, batch: Vec<Value>) -> Response {
     let started = Instant::now();
     let session = match resolve_session(engine, &incoming.headers) {
         Ok(session) => Some(session),
@@ -252,6 +276,7 @@ fn post_batch(engine: &Arc<Engine>, incoming: &Inbound, batch: Vec<Value>) -> Re
     let mut responses = Vec::new();
     for message in batch {
         let classified = jsonrpc::classify(&message);
+        let reply = matches!(classified, Incoming::Response { .. }).then(|| message.clone());
         let record = record_arrival(engine, incoming, Some(&session), &classified, message);
         let response = match classified {
             Incoming::Request { id, method, .. } if method == "initialize" => Some(jsonrpc::error(
@@ -262,13 +287,18 @@ fn post_batch(engine: &Arc<Engine>, incoming: &Inbound, batch: Vec<Value>) -> Re
                 ),
             )),
             Incoming::Request { id, method, params } => {
-                Some(answer(engine, &session, &id, &method, &params))
+                Some(answer(engine, &session, &id, &method, params).await)
             }
-            Incoming::Notification { method, .. } => {
-                dispatch::notification(&session, &method);
+            Incoming::Notification { method, params } => {
+                dispatch::notification(&session, &method, &params);
                 None
             }
-            Incoming::Response { .. } => None,
+            Incoming::Response { id } => {
+                if let Some(message) = reply {
+                    session.deliver_reply(&id, message);
+                }
+                None
+            }
             Incoming::Invalid { id, reason } => Some(jsonrpc::error(
                 &id,
                 &RpcError::new(code::INVALID_REQUEST, format!("Invalid request: {reason}")),
@@ -286,8 +316,120 @@ fn post_batch(engine: &Arc<Engine>, incoming: &Inbound, batch: Vec<Value>) -> Re
     }
 }
 
-fn answer(engine: &Engine, session: &Session, id: &Value, method: &str, params: &Value) -> Value {
-    match dispatch::request(engine, session, method, params) {
+/// A request of a session, received and recorded, not yet answered.
+struct Pending {
+    engine: Arc<Engine>,
+    session: Arc<Session>,
+    id: Value,
+    method: String,
+    params: Value,
+    record: u64,
+    started: Instant,
+}
+
+impl Pending {
+    /// Runs the handler until it answers or the client cancels the request
+    /// (`notifications/cancelled`); `None` when cancelled, and then nothing is sent
+    /// (basic/utilities/cancellation page: receivers "SHOULD NOT send a response").
+    async fn run(self, stream: Option<u64>) -> Option<Value> {
+        let cancelled = self.session.begin_request(&self.id);
+        let ctx = RequestCtx {
+            engine: self.engine.clone(),
+            session: self.session.clone(),
+            id: self.id.clone(),
+            params: self.params,
+            outbox: Outbox::new(self.session.clone(), stream),
+        };
+        let outcome = tokio::select! {
+            outcome = dispatch::request(&ctx, &self.method) => Some(outcome),
+            () = cancelled.cancelled() => None,
+        };
+        self.session.end_request(&self.id);
+        match outcome {
+            Some(outcome) => {
+                let response = match outcome {
+                    Ok(result) => jsonrpc::result(&self.id, result),
+                    Err(error) => jsonrpc::error(&self.id, &error),
+                };
+                capture::answered(&self.engine, self.record, &response, self.started, None);
+                Some(response)
+            }
+            None => {
+                capture::cancelled(&self.engine, self.record, self.started);
+                None
+            }
+        }
+    }
+}
+
+/// Whether to answer on an event stream: the server is in SSE mode, or the call's script
+/// sends messages that must arrive before the result; and the client accepts streams.
+fn wants_stream(engine: &Engine, incoming: &Inbound, pending: &Pending) -> bool {
+    if !accepts(&incoming.headers, "text/event-stream") {
+        return false;
+    }
+    if engine.spec.response_mode == ResponseMode::Sse {
+        return true;
+    }
+    pending.method == "tools/call"
+        && pending
+            .params
+            .get("name")
+            .and_then(Value::as_str)
+            .and_then(|name| engine.catalog.tools.get(name))
+            .is_some_and(|tool| tool.script.iter().any(|step| step.talks()))
+}
+
+async fn json_answer(pending: Pending) -> Response {
+    match pending.run(None).await {
+        Some(response) => axum::Json(response).into_response(),
+        // Cancelled: the HTTP request still needs an answer, and it carries no result.
+        None => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+/// Answers on a new stream of the session: a priming event (2025-11-25), the messages the
+/// handler sends, then the response. The handler runs on its own task, so a dropped
+/// connection does not stop it and the client can resume with `Last-Event-ID`.
+fn stream_answer(pending: Pending, exchange: Option<ExchangeId>) -> Response {
+    let session = pending.session.clone();
+    let engine = pending.engine.clone();
+    let stream = session.open_stream();
+    if session.version >= ProtocolVersion::V2025_11_25 {
+        session.push(stream, None);
+    }
+    let Some(reader) = session.attach(stream, None) else {
+        return transport_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            code::INVALID_REQUEST,
+            "the stream vanished",
+        );
+    };
+    let writer = session.clone();
+    tokio::spawn(async move {
+        if let Some(response) = pending.run(Some(stream)).await {
+            writer.push(stream, Some(response));
+        }
+        writer.finish_stream(stream);
+    });
+    sse_response(event_body(engine, session, reader, exchange))
+}
+
+async fn answer(
+    engine: &Arc<Engine>,
+    session: &Arc<Session>,
+    id: &Value,
+    method: &str,
+    params: Value,
+) -> Value {
+    let ctx = RequestCtx {
+        engine: engine.clone(),
+        session: session.clone(),
+        id: id.clone(),
+        params,
+        outbox: Outbox::new(session.clone(), None),
+    };
+    match dispatch::request(&ctx, method).await {
         Ok(result) => jsonrpc::result(id, result),
         Err(error) => jsonrpc::error(id, &error),
     }
@@ -371,26 +513,58 @@ pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> 
             return (status, axum::Json(jsonrpc::error(&Value::Null, &error))).into_response();
         }
     };
-    let (generation, wake) = session.open_stream();
-    let state = StreamState {
-        engine: engine.clone(),
+    // Resumption (transports, "Resumability and Redelivery"): a Last-Event-ID this server
+    // issued names the stream and the last event seen; anything else opens the GET stream.
+    let resume = incoming
+        .headers
+        .get(LAST_EVENT_ID)
+        .and_then(|v| v.to_str().ok())
+        .and_then(stream::parse_event_id);
+    let reader = resume
+        .and_then(|(stream, seq)| session.attach(stream, Some(seq)))
+        .or_else(|| session.attach(STANDALONE, None));
+    let Some(reader) = reader else {
+        return transport_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            code::INVALID_REQUEST,
+            "the session has no stream",
+        );
+    };
+    sse_response(event_body(engine, session, reader, incoming.exchange))
+}
+
+/// An SSE body that reads a session stream: one event per message, with its id, and a
+/// comment as keep-alive while idle. Each message is captured when it is written.
+fn event_body(
+    engine: Arc<Engine>,
+    session: Arc<Session>,
+    reader: Reader,
+    exchange: Option<ExchangeId>,
+) -> Body {
+    let state = BodyState {
+        engine,
         session,
-        generation,
-        wake,
-        exchange: incoming.exchange,
+        reader,
+        exchange,
     };
     let stream = futures::stream::unfold(state, |mut state| async move {
         loop {
-            match state.session.poll_stream(state.generation) {
-                Next::Message(message) => {
-                    capture::sent(&state.engine, &state.session, state.exchange, &message);
-                    let event = format!("event: message\ndata: {message}\n\n");
-                    return Some((Ok::<_, std::convert::Infallible>(Bytes::from(event)), state));
+            match state.session.poll(&mut state.reader) {
+                Poll::Event(event) => {
+                    let id = stream::event_id(state.reader.stream, event.seq);
+                    let text = match &event.message {
+                        Some(message) => {
+                            capture::sent(&state.engine, &state.session, state.exchange, message);
+                            format!("id: {id}\nevent: message\ndata: {message}\n\n")
+                        }
+                        None => format!("id: {id}\ndata: \n\n"),
+                    };
+                    return Some((Ok::<_, std::convert::Infallible>(Bytes::from(text)), state));
                 }
-                Next::Closed => return None,
-                Next::Wait => {
+                Poll::Closed => return None,
+                Poll::Wait => {
                     tokio::select! {
-                        changed = state.wake.changed() => {
+                        changed = state.reader.wake.changed() => {
                             if changed.is_err() { return None; }
                         }
                         () = tokio::time::sleep(KEEP_ALIVE) => {
@@ -401,20 +575,19 @@ pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> 
             }
         }
     });
-    sse_response(Body::from_stream(stream))
+    Body::from_stream(stream)
 }
 
-struct StreamState {
+struct BodyState {
     engine: Arc<Engine>,
     session: Arc<Session>,
-    generation: u64,
-    wake: tokio::sync::watch::Receiver<()>,
+    reader: Reader,
     exchange: Option<ExchangeId>,
 }
 
-impl Drop for StreamState {
+impl Drop for BodyState {
     fn drop(&mut self) {
-        self.session.close_stream(self.generation);
+        self.session.detach(&self.reader);
     }
 }
 

@@ -6,18 +6,21 @@
 
 mod capture;
 mod catalog;
-mod dispatch;
+pub(crate) mod dispatch;
 mod era;
 mod http;
 mod jsonrpc;
 mod methods;
+mod outbox;
 mod runtime;
 mod schema;
 mod session;
+mod stream;
 mod template;
 pub(crate) mod validate;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::routing::post;
@@ -30,12 +33,31 @@ pub(crate) use session::Sessions;
 
 use crate::error::Error;
 use crate::log::TrafficLog;
-use crate::spec::{Limits, ProtocolVersion, ServerSpec};
+use crate::spec::{Limits, ProtocolVersion, ServerSpec, ToolSpec};
+
+/// The listings clients are told about when they change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Listing {
+    Tools,
+    /// Resources and resource templates share `notifications/resources/list_changed`.
+    Resources,
+    Prompts,
+}
+
+impl Listing {
+    fn notification(self) -> &'static str {
+        match self {
+            Listing::Tools => "notifications/tools/list_changed",
+            Listing::Resources => "notifications/resources/list_changed",
+            Listing::Prompts => "notifications/prompts/list_changed",
+        }
+    }
+}
 
 /// One running server's state, shared by its handlers.
 #[derive(Debug)]
 pub(crate) struct Engine {
-    /// Identity and behaviour; `tools` is empty here, the catalog owns them.
+    /// Identity and behaviour; the item lists are empty here, the catalog owns them.
     pub(crate) spec: ServerSpec,
     /// Served revisions, newest first.
     pub(crate) versions: Vec<ProtocolVersion>,
@@ -44,6 +66,9 @@ pub(crate) struct Engine {
     pub(crate) catalog: Catalog,
     pub(crate) sessions: Sessions,
     pub(crate) log: Arc<TrafficLog>,
+    serves_resources: bool,
+    serves_prompts: bool,
+    validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
 }
 
 impl Engine {
@@ -63,21 +88,62 @@ impl Engine {
             });
         }
         let versions = spec.versions_newest_first();
-        let tools = std::mem::take(&mut spec.tools);
+        let serves_resources = !spec.resources.is_empty() || !spec.resource_templates.is_empty();
+        let serves_prompts = !spec.prompts.is_empty();
+        let catalog = Catalog::new(
+            std::mem::take(&mut spec.tools),
+            std::mem::take(&mut spec.resources),
+            std::mem::take(&mut spec.resource_templates),
+            std::mem::take(&mut spec.prompts),
+        );
         Ok(Arc::new(Engine {
             spec,
             versions,
             sessions: Sessions::new(limits.max_sessions, limits.max_queued_messages),
             limits,
             allowed_origins,
-            catalog: Catalog::new(tools),
+            catalog,
             log,
+            serves_resources,
+            serves_prompts,
+            validators: Mutex::default(),
         }))
     }
 
-    /// `capabilities` of the `initialize` result: what the configuration serves.
+    /// `capabilities` of the `initialize` result: what the configuration serves. Resources
+    /// and prompts are declared when the server started with some (server/index: capabilities
+    /// must match what is served); logging and completions always are.
     pub(crate) fn capabilities(&self) -> Value {
-        json!({ "tools": { "listChanged": true } })
+        let mut capabilities = json!({
+            "tools": { "listChanged": true },
+            "logging": {},
+            "completions": {},
+        });
+        if self.serves_resources {
+            capabilities["resources"] = json!({ "subscribe": true, "listChanged": true });
+        }
+        if self.serves_prompts {
+            capabilities["prompts"] = json!({ "listChanged": true });
+        }
+        capabilities
+    }
+
+    /// The compiled output schema of a tool, cached by schema text; `None` when the tool has
+    /// none or it cannot be compiled (a remote `$ref`, which is never fetched).
+    pub(crate) fn output_validator(&self, tool: &ToolSpec) -> Option<Arc<jsonschema::Validator>> {
+        let schema = tool.output_schema.as_ref()?;
+        let key = schema.to_string();
+        let mut cache = self.validators.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(validator) = cache.get(&key) {
+            return Some(validator.clone());
+        }
+        let validator = Arc::new(jsonschema::validator_for(schema).ok()?);
+        // Bounded: a test that edits tools in a loop must not grow this without end.
+        if cache.len() >= 256 {
+            cache.clear();
+        }
+        cache.insert(key, validator.clone());
+        Some(validator)
     }
 
     /// `serverInfo` (spec `Implementation`).
@@ -97,17 +163,16 @@ impl Engine {
             .join(", ")
     }
 
-    /// Applies a catalog edit and, when clients can see the difference, queues
-    /// `notifications/tools/list_changed` for every live session.
-    pub(crate) fn edit_tools(
+    /// Applies a catalog edit and, when clients can see the difference, queues the
+    /// listing's `list_changed` notification for every live session.
+    pub(crate) fn edit(
         &self,
+        listing: Listing,
         edit: impl FnOnce(&Catalog) -> Result<bool, Error>,
     ) -> Result<(), Error> {
         if edit(&self.catalog)? {
-            self.sessions.broadcast(&jsonrpc::notification(
-                "notifications/tools/list_changed",
-                None,
-            ));
+            self.sessions
+                .broadcast(&jsonrpc::notification(listing.notification(), None));
         }
         Ok(())
     }

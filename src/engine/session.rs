@@ -4,15 +4,17 @@
 //! Bounded twice: past `max_sessions` the oldest session ends, and a session queues at most
 //! `max_queued` messages while no stream is open (the oldest drop first).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
+use tokio_util::sync::CancellationToken;
 
-use crate::spec::ProtocolVersion;
+use super::stream::{Poll, STANDALONE, Streams};
+use crate::spec::{LogLevel, ProtocolVersion};
 
 /// A live session as tests and the app see it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -45,24 +47,21 @@ pub(crate) struct Session {
     created_at: DateTime<Utc>,
     state: Mutex<State>,
     wake: watch::Sender<()>,
-    max_queued: usize,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct State {
     initialized: bool,
     ended: bool,
-    /// Which GET stream may drain the queue; a newer GET takes over from an older one.
-    stream: Option<u64>,
-    next_stream: u64,
-    queue: VecDeque<Value>,
-}
-
-/// What a GET stream's next poll found.
-pub(crate) enum Next {
-    Message(Value),
-    Wait,
-    Closed,
+    streams: Streams,
+    /// Requests being handled, by JSON id, so `notifications/cancelled` can stop them.
+    in_flight: HashMap<String, CancellationToken>,
+    /// Server-to-client requests awaiting the client's response, by JSON id.
+    replies: HashMap<String, oneshot::Sender<Value>>,
+    next_request: u64,
+    /// Set by `logging/setLevel`; `None` sends every level.
+    log_level: Option<LogLevel>,
+    subscriptions: HashSet<String>,
 }
 
 impl Session {
@@ -74,55 +73,141 @@ impl Session {
         self.state().initialized = true;
     }
 
-    /// Queues a server-to-client message for the GET stream.
+    /// The capabilities the client declared in `initialize`.
+    pub(crate) fn client_capabilities(&self) -> &Value {
+        &self.client_capabilities
+    }
+
+    /// Queues a message on the standalone (GET) stream.
     pub(crate) fn send(&self, message: Value) {
+        self.push(STANDALONE, Some(message));
+    }
+
+    /// Appends an event to a stream (`None`: the priming event) and wakes its reader.
+    pub(crate) fn push(&self, stream: u64, message: Option<Value>) {
         {
             let mut state = self.state();
             if state.ended {
                 return;
             }
-            state.queue.push_back(message);
-            while state.queue.len() > self.max_queued {
-                state.queue.pop_front();
-            }
+            state.streams.push(stream, message);
         }
         self.wake.send_replace(());
     }
 
-    /// Opens a GET stream; an older stream of the session stops at its next poll.
-    pub(crate) fn open_stream(&self) -> (u64, watch::Receiver<()>) {
-        let generation = {
-            let mut state = self.state();
-            state.next_stream += 1;
-            state.stream = Some(state.next_stream);
-            state.next_stream
-        };
+    /// Opens a stream for one POSTed request.
+    pub(crate) fn open_stream(&self) -> u64 {
+        self.state().streams.open()
+    }
+
+    /// Ends a stream once its readers have read everything.
+    pub(crate) fn finish_stream(&self, stream: u64) {
+        self.state().streams.finish(stream);
+        self.wake.send_replace(());
+    }
+
+    /// Attaches a reader to a stream (it takes over from an older one); `after` is the
+    /// `Last-Event-ID` sequence number. `None` if the stream is unknown.
+    pub(crate) fn attach(&self, stream: u64, after: Option<u64>) -> Option<Reader> {
+        let (id, cursor) = self.state().streams.attach(stream, after)?;
+        // Wake the reader it takes over from, so that one ends now.
         self.wake.send_replace(());
         let mut wake = self.wake.subscribe();
         wake.mark_changed();
-        (generation, wake)
+        Some(Reader {
+            stream,
+            id,
+            cursor,
+            wake,
+        })
     }
 
-    pub(crate) fn poll_stream(&self, generation: u64) -> Next {
+    pub(crate) fn poll(&self, reader: &mut Reader) -> Poll {
         let mut state = self.state();
-        if state.ended || state.stream != Some(generation) {
-            return Next::Closed;
+        if state.ended {
+            return Poll::Closed;
         }
-        match state.queue.pop_front() {
-            Some(message) => Next::Message(message),
-            None => Next::Wait,
+        let next = state.streams.poll(reader.stream, reader.id, reader.cursor);
+        if let Poll::Event(event) = &next {
+            reader.cursor = event.seq + 1;
+        }
+        next
+    }
+
+    pub(crate) fn detach(&self, reader: &Reader) {
+        self.state().streams.detach(reader.stream, reader.id);
+    }
+
+    /// Registers a request being handled; `notifications/cancelled` for its id cancels it.
+    pub(crate) fn begin_request(&self, id: &Value) -> CancellationToken {
+        let token = CancellationToken::new();
+        self.state().in_flight.insert(id.to_string(), token.clone());
+        token
+    }
+
+    pub(crate) fn end_request(&self, id: &Value) {
+        self.state().in_flight.remove(&id.to_string());
+    }
+
+    pub(crate) fn cancel(&self, id: &Value) {
+        if let Some(token) = self.state().in_flight.remove(&id.to_string()) {
+            token.cancel();
         }
     }
 
-    pub(crate) fn close_stream(&self, generation: u64) {
+    /// A fresh id for a server-to-client request and the receiver of its response.
+    pub(crate) fn expect_reply(&self) -> (Value, oneshot::Receiver<Value>) {
+        let (tx, rx) = oneshot::channel();
         let mut state = self.state();
-        if state.stream == Some(generation) {
-            state.stream = None;
+        state.next_request += 1;
+        let id = Value::String(format!("decoy-{}", state.next_request));
+        state.replies.insert(id.to_string(), tx);
+        (id, rx)
+    }
+
+    /// Routes a response the client POSTed; false when no request of ours has that id.
+    pub(crate) fn deliver_reply(&self, id: &Value, message: Value) -> bool {
+        match self.state().replies.remove(&id.to_string()) {
+            Some(tx) => tx.send(message).is_ok(),
+            None => false,
         }
+    }
+
+    pub(crate) fn forget_reply(&self, id: &Value) {
+        self.state().replies.remove(&id.to_string());
+    }
+
+    pub(crate) fn set_log_level(&self, level: LogLevel) {
+        self.state().log_level = Some(level);
+    }
+
+    /// Whether a `notifications/message` at `level` passes the session's `logging/setLevel`.
+    pub(crate) fn logs_at(&self, level: LogLevel) -> bool {
+        self.state().log_level.is_none_or(|min| level >= min)
+    }
+
+    pub(crate) fn subscribe(&self, uri: &str) {
+        self.state().subscriptions.insert(uri.to_string());
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        self.state().subscriptions.remove(uri);
+    }
+
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        self.state().subscriptions.contains(uri)
     }
 
     fn end(&self) {
-        self.state().ended = true;
+        {
+            let mut state = self.state();
+            state.ended = true;
+            state.streams.close_all();
+            for (_, token) in state.in_flight.drain() {
+                token.cancel();
+            }
+            state.replies.clear();
+        }
         self.wake.send_replace(());
     }
 
@@ -141,10 +226,19 @@ impl Session {
             client_version: field("version"),
             client_capabilities: self.client_capabilities.clone(),
             initialized: state.initialized,
-            stream_open: state.stream.is_some(),
+            stream_open: state.streams.standalone_open(),
             created_at: self.created_at,
         }
     }
+}
+
+/// A reader of one stream: an HTTP body's cursor.
+#[derive(Debug)]
+pub(crate) struct Reader {
+    pub(crate) stream: u64,
+    id: u64,
+    cursor: u64,
+    pub(crate) wake: watch::Receiver<()>,
 }
 
 /// All live sessions of one server.
@@ -187,9 +281,17 @@ impl Sessions {
             client_info,
             client_capabilities,
             created_at: Utc::now(),
-            state: Mutex::new(State::default()),
+            state: Mutex::new(State {
+                initialized: false,
+                ended: false,
+                streams: Streams::new(self.max_queued),
+                in_flight: HashMap::new(),
+                replies: HashMap::new(),
+                next_request: 0,
+                log_level: None,
+                subscriptions: HashSet::new(),
+            }),
             wake: watch::channel(()).0,
-            max_queued: self.max_queued,
         });
         let mut inner = self.inner();
         inner.by_id.insert(session.id.clone(), session.clone());
@@ -276,21 +378,5 @@ mod tests {
         assert!(sessions.get(&b.id).is_some() && sessions.get(&c.id).is_some());
         assert_ne!(b.id, c.id);
         assert!(b.id.chars().all(|ch| ('\x21'..='\x7e').contains(&ch)));
-    }
-
-    #[test]
-    fn a_queue_without_a_stream_keeps_the_newest_messages() {
-        let sessions = Sessions::new(10, 2);
-        let s = sessions.create(ProtocolVersion::V2025_11_25, json!({}), json!({}));
-        for n in 0..3 {
-            s.send(json!(n));
-        }
-        let (generation, _wake) = s.open_stream();
-        assert!(matches!(s.poll_stream(generation), Next::Message(v) if v == json!(1)));
-        assert!(matches!(s.poll_stream(generation), Next::Message(v) if v == json!(2)));
-        assert!(matches!(s.poll_stream(generation), Next::Wait));
-        let (newer, _wake2) = s.open_stream();
-        assert!(matches!(s.poll_stream(generation), Next::Closed));
-        assert!(matches!(s.poll_stream(newer), Next::Wait));
     }
 }

@@ -13,7 +13,14 @@ pub(crate) const RENDER_FAILURE_HEADLINE: &str =
 /// other than `args`. Errors that depend on the arguments (a missing property, a type
 /// mismatch) only show when a client calls the tool, as the product guide says.
 pub(crate) fn check(template: &Value) -> Result<(), String> {
-    match json_e::render(template, &json!({ "args": {} })) {
+    check_with(template, &["args"])
+}
+
+/// [`check`] for a template whose context has the given names (each bound to `{}`).
+pub(crate) fn check_with(template: &Value, names: &[&str]) -> Result<(), String> {
+    let context: serde_json::Map<String, Value> =
+        names.iter().map(|n| (n.to_string(), json!({}))).collect();
+    match json_e::render(template, &Value::Object(context)) {
         Ok(_) => Ok(()),
         Err(error) => {
             let text = error.to_string();
@@ -34,14 +41,23 @@ pub(crate) struct Rendered {
     pub(crate) failure: Option<Vec<String>>,
 }
 
-/// Renders `template` with `{args}` and validates the output against the spec's
-/// `CallToolResult`; any failure becomes an `isError: true` result naming each problem.
-pub(crate) fn render(template: &Value, args: &Value) -> Rendered {
-    let context = json!({ "args": args });
-    let output = match json_e::render(template, &context) {
+/// Renders `template` with `context` (`{args}`, plus `answers` after a script) and validates
+/// the output against the spec's `CallToolResult` and, when the tool has one, its output
+/// schema; any failure becomes an `isError: true` result naming each problem.
+pub(crate) fn render(
+    template: &Value,
+    context: &Value,
+    output_schema: Option<&jsonschema::Validator>,
+) -> Rendered {
+    let mut output = match json_e::render(template, context) {
         Ok(output) => output,
         Err(error) => return failure(vec![error.to_string()]),
     };
+    if let Some(validator) = output_schema {
+        if let Some(problems) = structured(&mut output, validator) {
+            return failure(problems);
+        }
+    }
     let problems = schema::call_tool_result_problems(&output);
     if problems.is_empty() {
         Rendered {
@@ -58,7 +74,46 @@ pub(crate) fn render(template: &Value, args: &Value) -> Rendered {
     }
 }
 
-fn failure(details: Vec<String>) -> Rendered {
+/// A tool with an output schema must return `structuredContent` that conforms; a template
+/// that renders only `structuredContent` gets its serialized JSON as the text content too
+/// (server/tools page, "Structured Content": "SHOULD also return the serialized JSON").
+fn structured(output: &mut Value, validator: &jsonschema::Validator) -> Option<Vec<String>> {
+    let Some(object) = output.as_object_mut() else {
+        return None;
+    };
+    let Some(content) = object.get("structuredContent").cloned() else {
+        return Some(vec![
+            "the tool has an outputSchema, so the result must have `structuredContent`".into(),
+        ]);
+    };
+    let problems: Vec<String> = validator
+        .iter_errors(&content)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            format!(
+                "structuredContent does not match the outputSchema: at {}: {e}",
+                if at.is_empty() { "/" } else { &at }
+            )
+        })
+        .collect();
+    if !problems.is_empty() {
+        return Some(problems);
+    }
+    if !object.contains_key("content") {
+        object.insert(
+            "content".into(),
+            json!([{ "type": "text", "text": content.to_string() }]),
+        );
+    }
+    None
+}
+
+/// Renders a script step's field with the same context as the template.
+pub(crate) fn render_value(template: &Value, context: &Value) -> Result<Value, String> {
+    json_e::render(template, context).map_err(|e| e.to_string())
+}
+
+pub(crate) fn failure(details: Vec<String>) -> Rendered {
     let mut text = String::from(RENDER_FAILURE_HEADLINE);
     for line in &details {
         text.push('\n');
@@ -97,7 +152,11 @@ mod tests {
 
     #[test]
     fn output_that_is_not_a_call_tool_result_names_each_problem() {
-        let rendered = render(&json!({ "content": [{ "type": "txt" }] }), &json!({}));
+        let rendered = render(
+            &json!({ "content": [{ "type": "txt" }] }),
+            &json!({"args": {}}),
+            None,
+        );
         let details = rendered.failure.expect("the output is invalid");
         assert!(!details.is_empty());
         let text = rendered.result["content"][0]["text"]

@@ -5,22 +5,127 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
+use super::catalog::Item;
 use super::template;
-use crate::error::Error;
-use crate::spec::{ServerSpec, ToolSpec};
+use crate::error::{Error, ItemKind};
+use crate::spec::{PromptSpec, ResourceSpec, ResourceTemplateSpec, ServerSpec, ToolSpec};
 
-/// Checks every tool and that tool names are unique.
+/// Checks every item, and that keys are unique within each kind.
 pub(crate) fn server(spec: &ServerSpec) -> Result<(), Error> {
+    unique(&spec.tools)?;
+    unique(&spec.resources)?;
+    unique(&spec.resource_templates)?;
+    unique(&spec.prompts)?;
+    if spec.page_size == Some(0) {
+        return Err(Error::InvalidConfig {
+            field: "page_size",
+            reason: "must be at least 1".into(),
+        });
+    }
+    Ok(())
+}
+
+fn unique<T: Item>(items: &[T]) -> Result<(), Error> {
     let mut seen = HashSet::new();
-    for tool in &spec.tools {
-        self::tool(tool)?;
-        if !seen.insert(tool.name.as_str()) {
-            return Err(Error::DuplicateTool {
-                name: tool.name.clone(),
+    for item in items {
+        item.check()?;
+        if !seen.insert(item.key()) {
+            return Err(Error::Duplicate {
+                kind: T::KIND,
+                name: item.key().to_string(),
             });
         }
     }
     Ok(())
+}
+
+fn invalid(kind: ItemKind, name: &str, field: &'static str, reason: impl Into<String>) -> Error {
+    Error::Invalid {
+        kind,
+        name: name.to_string(),
+        field,
+        reason: reason.into(),
+    }
+}
+
+/// A resource needs a URI and a name.
+pub(crate) fn resource(spec: &ResourceSpec) -> Result<(), Error> {
+    if spec.uri.is_empty() {
+        return Err(invalid(
+            ItemKind::Resource,
+            &spec.name,
+            "uri",
+            "must not be empty",
+        ));
+    }
+    if spec.name.is_empty() {
+        return Err(invalid(
+            ItemKind::Resource,
+            &spec.uri,
+            "name",
+            "must not be empty",
+        ));
+    }
+    Ok(())
+}
+
+/// A resource template needs a URI template, a name, and a template that parses.
+pub(crate) fn resource_template(spec: &ResourceTemplateSpec) -> Result<(), Error> {
+    let kind = ItemKind::ResourceTemplate;
+    if spec.uri_template.is_empty() {
+        return Err(invalid(
+            kind,
+            &spec.name,
+            "uriTemplate",
+            "must not be empty",
+        ));
+    }
+    if spec.name.is_empty() {
+        return Err(invalid(
+            kind,
+            &spec.uri_template,
+            "name",
+            "must not be empty",
+        ));
+    }
+    template::check_with(&spec.template, &["uri", "vars"]).map_err(|reason| {
+        invalid(
+            kind,
+            &spec.uri_template,
+            "template",
+            format!("does not parse: {reason}"),
+        )
+    })
+}
+
+/// A prompt needs a valid name, unique argument names, and a template that parses.
+pub(crate) fn prompt(spec: &PromptSpec) -> Result<(), Error> {
+    let kind = ItemKind::Prompt;
+    if spec.name.is_empty() {
+        return Err(invalid(kind, &spec.name, "name", "must not be empty"));
+    }
+    let mut seen = HashSet::new();
+    for argument in &spec.arguments {
+        if argument.name.is_empty() || !seen.insert(argument.name.as_str()) {
+            return Err(invalid(
+                kind,
+                &spec.name,
+                "arguments",
+                format!(
+                    "argument names must be non-empty and unique (`{}`)",
+                    argument.name
+                ),
+            ));
+        }
+    }
+    template::check_with(&spec.template, &["args"]).map_err(|reason| {
+        invalid(
+            kind,
+            &spec.name,
+            "template",
+            format!("does not parse: {reason}"),
+        )
+    })
 }
 
 /// Checks one tool: name, schemas, template.

@@ -136,6 +136,7 @@ mod tests {
             message: json!({}),
             response: None,
             duration_ms: None,
+            cancelled: false,
         })
     }
 

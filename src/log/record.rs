@@ -155,9 +155,12 @@ pub struct RpcMessage {
     /// The response to a request; `None` while it is pending or when none was sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response: Option<Value>,
-    /// Milliseconds from request to response.
+    /// Milliseconds from request to response (or to cancellation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,
+    /// The client cancelled the request (`notifications/cancelled`); no response was sent.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cancelled: bool,
 }
 
 impl RpcMessage {

@@ -2,8 +2,16 @@
 //! `servers.json` stores. No I/O and no sockets here; the engine checks a spec before it
 //! runs it.
 
+mod prompt;
+mod resource;
+mod script;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+pub use prompt::{PromptArgumentSpec, PromptSpec};
+pub use resource::{ResourceBody, ResourceSpec, ResourceTemplateSpec};
+pub use script::{AskMethod, LogLevel, Step};
 
 /// The template of a tool created without one: the call's arguments as JSON text
 /// (the product guide's default).
@@ -127,6 +135,15 @@ pub struct ToolSpec {
     /// Drafts are neither listed nor callable.
     #[serde(default = "yes")]
     pub published: bool,
+    /// Steps run before the template renders (progress, logs, delays, client requests).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub script: Vec<Step>,
+    /// Spec `Icon`s, passed through to `tools/list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Value>,
+    /// `_meta`, passed through to `tools/list`.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
 }
 
 fn yes() -> bool {
@@ -149,6 +166,9 @@ impl ToolSpec {
             annotations: ToolAnnotations::default(),
             template: default_template(),
             published: true,
+            script: Vec::new(),
+            icons: None,
+            meta: None,
         }
     }
 
@@ -183,6 +203,12 @@ impl ToolSpec {
         if !self.annotations.is_empty() {
             tool.insert("annotations".into(), json!(self.annotations));
         }
+        if let Some(icons) = &self.icons {
+            tool.insert("icons".into(), icons.clone());
+        }
+        if let Some(meta) = &self.meta {
+            tool.insert("_meta".into(), meta.clone());
+        }
         Value::Object(tool)
     }
 }
@@ -205,6 +231,18 @@ pub struct ServerSpec {
     /// Tools, drafts included, in listing order.
     #[serde(default)]
     pub tools: Vec<ToolSpec>,
+    /// Static resources, in listing order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<ResourceSpec>,
+    /// Resource templates, in listing order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resource_templates: Vec<ResourceTemplateSpec>,
+    /// Prompts, in listing order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<PromptSpec>,
+    /// Items per page of every list method; `None` lists everything on one page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_size: Option<usize>,
     /// How POSTed requests are answered.
     #[serde(default)]
     pub response_mode: ResponseMode,
@@ -226,6 +264,10 @@ impl ServerSpec {
             title: None,
             instructions: None,
             tools: Vec::new(),
+            resources: Vec::new(),
+            resource_templates: Vec::new(),
+            prompts: Vec::new(),
+            page_size: None,
             response_mode: ResponseMode::Json,
             protocol_versions: Vec::new(),
         }

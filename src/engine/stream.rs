@@ -1,0 +1,257 @@
+//! The event streams of one session, with ids for resumption (2025-11-25 transports,
+//! "Resumability and Redelivery").
+//!
+//! Every SSE stream, the session's GET stream and each POST that answers with a stream, is a
+//! buffer of events here; an HTTP body is only a reader with a cursor. So a client that loses
+//! a connection can come back with `GET` + `Last-Event-ID: <stream>-<seq>` and read on from
+//! where it was, and a handler keeps writing whether or not anyone reads. Bounded: each stream
+//! keeps its newest events, and a session keeps its newest streams.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use serde_json::Value;
+
+/// The session's standalone stream, opened by GET (list_changed, resources/updated, ...).
+pub(crate) const STANDALONE: u64 = 0;
+
+/// Events kept per stream for replay.
+const MAX_EVENTS_PER_STREAM: usize = 1_000;
+/// Finished POST streams kept per session for resumption.
+const MAX_STREAMS: usize = 64;
+
+/// One event: `None` is the priming event (an id with empty data).
+#[derive(Debug, Clone)]
+pub(crate) struct Event {
+    pub(crate) seq: u64,
+    pub(crate) message: Option<Value>,
+}
+
+#[derive(Debug, Default)]
+struct Stream {
+    events: VecDeque<Event>,
+    next_seq: u64,
+    /// The highest sequence number a reader has taken (for a fresh GET to start after).
+    delivered: Option<u64>,
+    finished: bool,
+    /// The reader allowed to read; a newer reader takes over from an older one.
+    reader: Option<u64>,
+}
+
+/// What a reader's next poll found.
+#[derive(Debug)]
+pub(crate) enum Poll {
+    Event(Event),
+    Wait,
+    Closed,
+}
+
+/// All streams of one session.
+#[derive(Debug)]
+pub(crate) struct Streams {
+    streams: BTreeMap<u64, Stream>,
+    next_stream: u64,
+    next_reader: u64,
+    max_standalone: usize,
+}
+
+impl Streams {
+    pub(crate) fn new(max_standalone: usize) -> Self {
+        let mut streams = BTreeMap::new();
+        streams.insert(STANDALONE, Stream::default());
+        Streams {
+            streams,
+            next_stream: STANDALONE + 1,
+            next_reader: 1,
+            max_standalone: max_standalone.max(1),
+        }
+    }
+
+    /// Opens a stream for one POSTed request.
+    pub(crate) fn open(&mut self) -> u64 {
+        let id = self.next_stream;
+        self.next_stream += 1;
+        self.streams.insert(id, Stream::default());
+        let posts: Vec<u64> = self
+            .streams
+            .keys()
+            .copied()
+            .filter(|&k| k != STANDALONE)
+            .collect();
+        if posts.len() > MAX_STREAMS {
+            // Drop the oldest finished streams first; an unfinished one still has a writer.
+            for old in posts {
+                if self.streams.len() <= MAX_STREAMS + 1 {
+                    break;
+                }
+                if self.streams.get(&old).is_some_and(|s| s.finished) {
+                    self.streams.remove(&old);
+                }
+            }
+        }
+        id
+    }
+
+    /// Appends an event; `None` writes the priming event.
+    pub(crate) fn push(&mut self, stream: u64, message: Option<Value>) {
+        let limit = if stream == STANDALONE {
+            self.max_standalone
+        } else {
+            MAX_EVENTS_PER_STREAM
+        };
+        let Some(s) = self.streams.get_mut(&stream) else {
+            return;
+        };
+        if s.finished {
+            return;
+        }
+        let seq = s.next_seq;
+        s.next_seq += 1;
+        s.events.push_back(Event { seq, message });
+        while s.events.len() > limit {
+            s.events.pop_front();
+        }
+    }
+
+    /// Marks a stream complete: its readers end once they have read everything.
+    pub(crate) fn finish(&mut self, stream: u64) {
+        if let Some(s) = self.streams.get_mut(&stream) {
+            s.finished = true;
+        }
+    }
+
+    /// Attaches a reader, which takes over from any earlier one. `after` is the last event
+    /// the client saw; `None` starts after what earlier readers took (or at the start).
+    /// Returns the reader id and its first cursor, or `None` for an unknown stream.
+    pub(crate) fn attach(&mut self, stream: u64, after: Option<u64>) -> Option<(u64, u64)> {
+        let reader = self.next_reader;
+        self.next_reader += 1;
+        let s = self.streams.get_mut(&stream)?;
+        s.reader = Some(reader);
+        let cursor = match (after, s.delivered) {
+            (Some(seen), _) => seen + 1,
+            (None, Some(delivered)) => delivered + 1,
+            (None, None) => 0,
+        };
+        Some((reader, cursor))
+    }
+
+    pub(crate) fn detach(&mut self, stream: u64, reader: u64) {
+        if let Some(s) = self.streams.get_mut(&stream) {
+            if s.reader == Some(reader) {
+                s.reader = None;
+            }
+        }
+    }
+
+    /// The next event at or after `cursor` for this reader.
+    pub(crate) fn poll(&mut self, stream: u64, reader: u64, cursor: u64) -> Poll {
+        let Some(s) = self.streams.get_mut(&stream) else {
+            return Poll::Closed;
+        };
+        if s.reader != Some(reader) {
+            return Poll::Closed;
+        }
+        match s.events.iter().find(|e| e.seq >= cursor) {
+            Some(event) => {
+                let event = event.clone();
+                s.delivered = Some(s.delivered.map_or(event.seq, |d| d.max(event.seq)));
+                Poll::Event(event)
+            }
+            None if s.finished => Poll::Closed,
+            None => Poll::Wait,
+        }
+    }
+
+    /// Whether any reader is attached to the standalone stream.
+    pub(crate) fn standalone_open(&self) -> bool {
+        self.streams
+            .get(&STANDALONE)
+            .is_some_and(|s| s.reader.is_some())
+    }
+
+    /// Ends every stream (the session is over).
+    pub(crate) fn close_all(&mut self) {
+        for s in self.streams.values_mut() {
+            s.finished = true;
+            s.reader = None;
+        }
+    }
+}
+
+/// `<stream>-<seq>`: unique across the session's streams, and names the stream to resume.
+pub(crate) fn event_id(stream: u64, seq: u64) -> String {
+    format!("{stream}-{seq}")
+}
+
+/// Parses a `Last-Event-ID` this server issued.
+pub(crate) fn parse_event_id(text: &str) -> Option<(u64, u64)> {
+    let (stream, seq) = text.trim().split_once('-')?;
+    Some((stream.parse().ok()?, seq.parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_resumed_reader_replays_what_it_missed_on_that_stream_only() {
+        let mut streams = Streams::new(10);
+        let post = streams.open();
+        streams.push(post, None);
+        streams.push(post, Some(json!("a")));
+        streams.push(STANDALONE, Some(json!("elsewhere")));
+        let (first, cursor) = streams.attach(post, None).expect("stream");
+        assert!(matches!(
+            streams.poll(post, first, cursor),
+            Poll::Event(Event {
+                seq: 0,
+                message: None
+            })
+        ));
+        // The connection drops after the priming event; the result arrives meanwhile.
+        streams.push(post, Some(json!("result")));
+        streams.finish(post);
+        let (resumed, cursor) = streams.attach(post, Some(0)).expect("stream");
+        assert!(
+            matches!(streams.poll(post, first, 1), Poll::Closed),
+            "taken over"
+        );
+        let Poll::Event(a) = streams.poll(post, resumed, cursor) else {
+            panic!("replay")
+        };
+        assert_eq!(a.message, Some(json!("a")));
+        let Poll::Event(r) = streams.poll(post, resumed, a.seq + 1) else {
+            panic!("result")
+        };
+        assert_eq!(r.message, Some(json!("result")));
+        assert!(matches!(
+            streams.poll(post, resumed, r.seq + 1),
+            Poll::Closed
+        ));
+    }
+
+    #[test]
+    fn a_fresh_get_reads_only_what_was_not_delivered() {
+        let mut streams = Streams::new(2);
+        for n in 0..3 {
+            streams.push(STANDALONE, Some(json!(n)));
+        }
+        let (reader, cursor) = streams.attach(STANDALONE, None).expect("standalone");
+        let Poll::Event(e) = streams.poll(STANDALONE, reader, cursor) else {
+            panic!()
+        };
+        assert_eq!(
+            e.message,
+            Some(json!(1)),
+            "the oldest was dropped by the bound"
+        );
+        let (again, cursor) = streams.attach(STANDALONE, None).expect("standalone");
+        let Poll::Event(e) = streams.poll(STANDALONE, again, cursor) else {
+            panic!()
+        };
+        assert_eq!(e.message, Some(json!(2)));
+        assert_eq!(parse_event_id(&event_id(3, 7)), Some((3, 7)));
+        assert_eq!(parse_event_id("x-1"), None);
+    }
+}

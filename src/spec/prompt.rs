@@ -1,0 +1,88 @@
+//! Prompts (spec `Prompt`, `PromptArgument`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::resource::insert_opt;
+
+/// One argument of a prompt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptArgumentSpec {
+    /// The argument's name.
+    pub name: String,
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the argument is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether `prompts/get` must carry it (else `-32602` naming it).
+    #[serde(default)]
+    pub required: bool,
+    /// Values offered by `completion/complete`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub completions: Vec<String>,
+}
+
+/// A prompt: listed by `prompts/list`, rendered by `prompts/get`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptSpec {
+    /// Unique on the server.
+    pub name: String,
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the prompt does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its arguments, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arguments: Vec<PromptArgumentSpec>,
+    /// Spec `Icon`s, passed through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Value>,
+    /// `_meta`, passed through.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+    /// json-e over `{args}`: the `messages` array (spec `PromptMessage`s: text, image, audio,
+    /// embedded resource, resource link), or a whole `GetPromptResult`.
+    pub template: Value,
+}
+
+impl PromptSpec {
+    /// The prompt as `prompts/list` shows it.
+    pub(crate) fn listing(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("name".into(), json!(self.name));
+        insert_opt(&mut out, "title", self.title.as_ref().map(|t| json!(t)));
+        insert_opt(
+            &mut out,
+            "description",
+            self.description.as_ref().map(|t| json!(t)),
+        );
+        if !self.arguments.is_empty() {
+            let args: Vec<Value> = self
+                .arguments
+                .iter()
+                .map(|a| {
+                    let mut arg = Map::new();
+                    arg.insert("name".into(), json!(a.name));
+                    insert_opt(&mut arg, "title", a.title.as_ref().map(|t| json!(t)));
+                    insert_opt(
+                        &mut arg,
+                        "description",
+                        a.description.as_ref().map(|t| json!(t)),
+                    );
+                    arg.insert("required".into(), json!(a.required));
+                    Value::Object(arg)
+                })
+                .collect();
+            out.insert("arguments".into(), Value::Array(args));
+        }
+        insert_opt(&mut out, "icons", self.icons.clone());
+        insert_opt(&mut out, "_meta", self.meta.clone());
+        Value::Object(out)
+    }
+}

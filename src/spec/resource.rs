@@ -1,0 +1,163 @@
+//! Resources and resource templates (spec `Resource`, `ResourceTemplate`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+/// What reading a static resource returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ResourceBody {
+    /// UTF-8 text (spec `TextResourceContents`).
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// Binary data, base64-encoded (spec `BlobResourceContents`).
+    Blob {
+        /// The base64 text.
+        blob: String,
+    },
+}
+
+/// A static resource: listed by `resources/list`, read by `resources/read`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceSpec {
+    /// The resource's URI, unique on the server.
+    pub uri: String,
+    /// A programmatic name.
+    pub name: String,
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the resource is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The MIME type of its contents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Its size in bytes, if the listing should say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Spec `Annotations` (audience, priority, lastModified), passed through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Value>,
+    /// Spec `Icon`s, passed through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Value>,
+    /// `_meta`, passed through to the listing and the contents.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+    /// What `resources/read` returns.
+    #[serde(flatten)]
+    pub body: ResourceBody,
+}
+
+/// A family of resources named by an RFC 6570 URI template; `resources/read` of a matching
+/// URI renders `template` with json-e over the matched variables.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceTemplateSpec {
+    /// The URI template, e.g. `file:///{+path}` or `test://template/{id}/data`.
+    pub uri_template: String,
+    /// A programmatic name.
+    pub name: String,
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the resources are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The MIME type of every match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Spec `Annotations`, passed through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Value>,
+    /// Spec `Icon`s, passed through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Value>,
+    /// `_meta`, passed through.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+    /// json-e over `{uri, vars}`: a `{"text": ..}` or `{"blob": ..}` object, or an array of
+    /// them (spec `ResourceContents`; `uri` and `mimeType` are filled in when missing).
+    pub template: Value,
+    /// Values offered by `completion/complete` for each variable.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub completions: BTreeMap<String, Vec<String>>,
+}
+
+impl ResourceSpec {
+    /// The resource as `resources/list` shows it.
+    pub(crate) fn listing(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("uri".into(), json!(self.uri));
+        out.insert("name".into(), json!(self.name));
+        insert_opt(&mut out, "title", self.title.as_ref().map(|t| json!(t)));
+        insert_opt(
+            &mut out,
+            "description",
+            self.description.as_ref().map(|t| json!(t)),
+        );
+        insert_opt(
+            &mut out,
+            "mimeType",
+            self.mime_type.as_ref().map(|t| json!(t)),
+        );
+        insert_opt(&mut out, "size", self.size.map(|s| json!(s)));
+        insert_opt(&mut out, "annotations", self.annotations.clone());
+        insert_opt(&mut out, "icons", self.icons.clone());
+        insert_opt(&mut out, "_meta", self.meta.clone());
+        Value::Object(out)
+    }
+
+    /// The contents `resources/read` returns (spec `ReadResourceResult.contents[0]`).
+    pub(crate) fn contents(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("uri".into(), json!(self.uri));
+        insert_opt(
+            &mut out,
+            "mimeType",
+            self.mime_type.as_ref().map(|t| json!(t)),
+        );
+        match &self.body {
+            ResourceBody::Text { text } => out.insert("text".into(), json!(text)),
+            ResourceBody::Blob { blob } => out.insert("blob".into(), json!(blob)),
+        };
+        insert_opt(&mut out, "_meta", self.meta.clone());
+        Value::Object(out)
+    }
+}
+
+impl ResourceTemplateSpec {
+    /// The template as `resources/templates/list` shows it.
+    pub(crate) fn listing(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("uriTemplate".into(), json!(self.uri_template));
+        out.insert("name".into(), json!(self.name));
+        insert_opt(&mut out, "title", self.title.as_ref().map(|t| json!(t)));
+        insert_opt(
+            &mut out,
+            "description",
+            self.description.as_ref().map(|t| json!(t)),
+        );
+        insert_opt(
+            &mut out,
+            "mimeType",
+            self.mime_type.as_ref().map(|t| json!(t)),
+        );
+        insert_opt(&mut out, "annotations", self.annotations.clone());
+        insert_opt(&mut out, "icons", self.icons.clone());
+        insert_opt(&mut out, "_meta", self.meta.clone());
+        Value::Object(out)
+    }
+}
+
+pub(crate) fn insert_opt(out: &mut Map<String, Value>, key: &str, value: Option<Value>) {
+    if let Some(value) = value {
+        out.insert(key.into(), value);
+    }
+}

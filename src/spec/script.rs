@@ -1,0 +1,121 @@
+//! What a tool does before it answers: progress, log messages, delays, and requests to the
+//! client (sampling, elicitation, roots).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A `notifications/message` severity (spec `LoggingLevel`, RFC 5424 order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// Detailed debugging information.
+    Debug,
+    /// Informational messages.
+    Info,
+    /// Normal but significant events.
+    Notice,
+    /// Warning conditions.
+    Warning,
+    /// Error conditions.
+    Error,
+    /// Critical conditions.
+    Critical,
+    /// Action must be taken immediately.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl LogLevel {
+    /// Parses the wire form (`"info"`, ...).
+    pub fn parse(text: &str) -> Option<Self> {
+        serde_json::from_value(Value::String(text.to_string())).ok()
+    }
+}
+
+/// The client request an [`Step::Ask`] sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AskMethod {
+    /// `sampling/createMessage`; needs the client's `sampling` capability.
+    #[serde(rename = "sampling/createMessage")]
+    Sampling,
+    /// `elicitation/create`; needs `elicitation` (and `elicitation.url` for URL mode).
+    #[serde(rename = "elicitation/create")]
+    Elicitation,
+    /// `roots/list`; needs `roots`.
+    #[serde(rename = "roots/list")]
+    Roots,
+}
+
+impl AskMethod {
+    /// The JSON-RPC method name.
+    pub fn method(self) -> &'static str {
+        match self {
+            AskMethod::Sampling => "sampling/createMessage",
+            AskMethod::Elicitation => "elicitation/create",
+            AskMethod::Roots => "roots/list",
+        }
+    }
+}
+
+fn default_ask_timeout() -> u64 {
+    30_000
+}
+
+/// One step of a tool's script, run in order before the template renders.
+///
+/// String fields and `data`/`params` are json-e templates over `{args, answers}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "step",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Step {
+    /// `notifications/progress`, sent only when the call carried a progress token.
+    Progress {
+        /// Progress so far; must increase from step to step.
+        progress: f64,
+        /// The total, if known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        total: Option<f64>,
+        /// A human-readable message.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// `notifications/message`, sent when the level passes the session's `logging/setLevel`.
+    Log {
+        /// The severity.
+        level: LogLevel,
+        /// The logger name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        logger: Option<String>,
+        /// The payload (any JSON).
+        data: Value,
+    },
+    /// Waits before the next step.
+    Delay {
+        /// Milliseconds.
+        ms: u64,
+    },
+    /// Sends a request to the client and keeps its result as `answers.<key>`.
+    Ask {
+        /// Where the template finds the result.
+        key: String,
+        /// Which request.
+        method: AskMethod,
+        /// Its params.
+        #[serde(default)]
+        params: Value,
+        /// How long to wait for the client.
+        #[serde(default = "default_ask_timeout")]
+        timeout_ms: u64,
+    },
+}
+
+impl Step {
+    /// Whether the step sends a message to the client (and so needs an event stream).
+    pub(crate) fn talks(&self) -> bool {
+        !matches!(self, Step::Delay { .. })
+    }
+}
