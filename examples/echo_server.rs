@@ -9,8 +9,9 @@
 //!
 //! Every JSON-RPC message is summarised on standard error as it arrives.
 
+mod common;
+
 use std::net::{Ipv4Addr, SocketAddr};
-use std::time::Duration;
 
 use mcp_decoy::{MockMcpServer, Tool};
 
@@ -41,50 +42,5 @@ async fn main() {
             std::process::exit(1);
         }
     };
-    println!("{}", server.url());
-    eprintln!("Serving the `echo` tool. Press Ctrl+C to stop.");
-
-    let printer = async {
-        let mut seen = 0;
-        loop {
-            let log = server.log();
-            for (record, message) in log.mcp().records() {
-                if record.id > seen {
-                    let method = message.method.as_deref().unwrap_or("(response)");
-                    eprintln!("#{} {:?} {method}", record.id, message.direction);
-                    seen = record.id;
-                }
-            }
-            let _ = server
-                .wait_for(
-                    |log| log.records().iter().any(|r| r.id > seen),
-                    Duration::from_secs(3600),
-                )
-                .await;
-        }
-    };
-    tokio::select! {
-        () = printer => {}
-        () = shutdown_signal() => {}
-    }
-    server.shutdown().await;
-}
-
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        let mut term =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(term) => term,
-                Err(_) => return std::future::pending().await,
-            };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
+    common::serve(server).await;
 }

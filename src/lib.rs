@@ -34,7 +34,8 @@
 //! ```
 //!
 //! ## Layout
-//! - [`fixture`](MockMcpServer): the builder, the server handle, [`Tool`], [`Times`].
+//! - [`fixture`](MockMcpServer): the builder, the server handle, [`Tool`], [`Times`],
+//!   [`Resource`], [`ResourceTemplate`].
 //! - `engine`: one server's transport (Streamable HTTP), methods, live catalog, sessions,
 //!   capture; driven by the fixture and, later, by the standalone app.
 //! - [`spec`]: plain serde data ([`ServerSpec`], [`ToolSpec`]) shared by the builder and the
@@ -64,12 +65,17 @@ mod engine;
 mod error;
 mod fixture;
 pub mod log;
+pub use fixture::presets;
 pub mod spec;
 
 pub use engine::SessionInfo;
 pub use error::{Error, ItemKind};
 pub use fixture::{MockMcpServer, MockMcpServerBuilder, Times, Tool};
-pub use spec::{ProtocolVersion, ResponseMode, ServerSpec, ToolAnnotations, ToolSpec};
+pub use fixture::{Prompt, PromptArgument};
+pub use fixture::{Resource, ResourceTemplate};
+pub use spec::{
+    AskMethod, LogLevel, ProtocolVersion, ResponseMode, ServerSpec, Step, ToolAnnotations, ToolSpec,
+};
 
 /// The README's examples, compiled and run as doctests so they cannot drift from the API.
 #[cfg(doctest)]

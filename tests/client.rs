@@ -86,6 +86,8 @@ async fn initialize_result_reflects_the_builder_configuration() {
         session[0].initialized,
         "rmcp sent notifications/initialized"
     );
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -118,6 +120,8 @@ async fn a_client_asking_for_an_unserved_revision_gets_the_newest_served_one() {
     let info = client.peer_info().expect("rmcp kept no initialize result");
     assert_eq!(info.protocol_version, RmcpVersion::V_2025_11_25);
     assert_eq!(text(&answer), "still works");
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -168,6 +172,8 @@ async fn a_server_limited_to_2025_06_18_negotiates_that_revision_with_rmcp() {
         Some("2025-06-18")
     );
     assert_eq!(list_post.status, Some(200));
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -225,6 +231,8 @@ async fn list_tools_shows_published_tools_with_their_metadata_and_hides_drafts()
     assert!(tools[1].annotations.is_none(), "echo has no annotations");
     // The server still knows the draft; only clients do not see it.
     assert!(server.tools().iter().any(|t| t.name == "half_done"));
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -256,6 +264,8 @@ async fn calling_a_draft_tool_is_a_json_rpc_error() {
     let calls = server.calls("get_forecast");
     assert_eq!(calls.len(), 1, "the attempt is still logged");
     assert!(calls[0].result.is_none() && calls[0].error.is_some());
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -281,6 +291,8 @@ async fn a_call_renders_the_template_with_its_arguments_and_is_logged() {
         Some(only_session(&server).as_str())
     );
     assert_eq!(server.call_count("get_forecast"), 1);
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -318,6 +330,8 @@ async fn an_if_template_answers_atlantis_with_a_tool_error() {
     let calls = server.calls("get_forecast");
     let outcomes: Vec<bool> = calls.iter().map(|c| c.is_error()).collect();
     assert_eq!(outcomes, [true, false]);
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 /// Splits a render-failure text into its headline and detail lines, checking the format the
@@ -362,6 +376,8 @@ async fn a_template_that_fails_at_call_time_answers_a_render_failure() {
         "the detail names what failed: {details:?}"
     );
     assert!(server.calls("lookup")[0].is_error());
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -390,6 +406,8 @@ async fn a_template_that_renders_an_invalid_call_tool_result_answers_a_render_fa
         details.iter().any(|d| d.contains("/content/0")),
         "a detail points at the bad block: {details:?}"
     );
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -409,6 +427,8 @@ async fn a_tool_without_a_template_returns_its_arguments_as_json_text() {
     let echoed: Value = serde_json::from_str(text(&result)).expect("the text is not JSON");
     assert_eq!(echoed, arguments);
     assert_ne!(result.is_error, Some(true));
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -436,6 +456,8 @@ async fn publishing_a_draft_notifies_the_client_and_a_relist_shows_the_tool() {
     assert_eq!(tool_names(&client).await, ["echo", "get_forecast"]);
     let answer = call_ok(&client, "get_forecast", json!({ "city": "Oslo" })).await;
     assert_eq!(text(&answer), "Forecast for Oslo: 14°C, light rain");
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -451,6 +473,8 @@ async fn adding_a_tool_at_run_time_notifies_the_client_and_a_relist_shows_it() {
     // Assert
     changes.expect_one("add_tool").await;
     assert_eq!(tool_names(&client).await, ["echo", "get_forecast"]);
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -477,6 +501,8 @@ async fn removing_a_tool_notifies_the_client_and_a_relist_no_longer_shows_it() {
         matches!(outcome, Err(ServiceError::McpError(_))),
         "a removed tool is unknown: {outcome:?}"
     );
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -500,6 +526,8 @@ async fn renaming_a_tool_notifies_the_client_and_a_relist_shows_the_new_name() {
         "Forecast for Bergen: 14°C, light rain",
         "the renamed tool keeps its template"
     );
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -541,6 +569,8 @@ async fn editing_drafts_sends_no_list_changed() {
         .count();
     assert_eq!(sent, 1, "only the control was notified");
     assert_eq!(tool_names(&client).await, ["echo", "get_forecast"]);
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -574,6 +604,8 @@ async fn closing_the_rmcp_client_deletes_its_session_and_the_id_then_gets_404() 
     // terminated the server MUST respond to requests with that id with 404 Not Found.
     let response = raw_tools_list(&server.url(), &session).await;
     assert_eq!(response.status(), reqwest::StatusCode::NOT_FOUND);
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -615,6 +647,8 @@ async fn a_session_the_server_closes_answers_404_and_rmcp_starts_a_new_one() {
     let (last, retried) = calls.split_last().expect("no echo call");
     assert_eq!(last.session.as_deref(), Some(new_session.as_str()));
     assert!(retried.iter().all(|c| c.error.is_some()), "{calls:?}");
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -660,6 +694,7 @@ async fn fifty_servers_started_at_once_each_see_only_their_own_traffic() {
         assert_eq!(calls[0].name.as_deref(), Some(tool.as_str()));
         assert_eq!(log.tool_calls(&tool)[0].arguments, json!({ "n": n }));
         assert_eq!(server.sessions().len(), 1, "server {n}");
+        common::schema::assert_server_messages_valid(&log);
     }
     futures::future::join_all(runs.into_iter().map(|(_, _, client, _)| client.cancel())).await;
 }
@@ -686,6 +721,7 @@ fn a_server_dropped_outside_any_runtime_stops_without_panicking_or_hanging() {
     drop(runtime);
     drop(client);
     let address = server.address();
+    common::schema::assert_server_messages_valid(&server.log());
 
     // Act: drop on a thread that has no runtime at all, and time it.
     let (done_tx, done_rx) = std::sync::mpsc::channel();
@@ -730,6 +766,8 @@ async fn an_unmet_expectation_panics_on_drop_naming_the_tool() {
     // Act
     call_ok(&client, "get_forecast", json!({ "city": "Oslo" })).await;
     client.cancel().await.expect("closing the client");
+    // A schema failure here would panic with another message and fail the test.
+    common::schema::assert_server_messages_valid(&server.log());
 
     // Assert: the drop at the end of the test panics.
 }
@@ -763,6 +801,7 @@ fn the_drop_report_lists_the_calls_that_did_arrive() {
         client.cancel().await.expect("closing the client");
         server
     });
+    common::schema::assert_server_messages_valid(&server.log());
 
     // Act
     let report = panic_text(move || drop(server));
@@ -804,6 +843,7 @@ async fn met_expectations_let_the_server_drop_quietly() {
 
     // Assert: neither verify nor drop panics.
     server.verify();
+    common::schema::assert_server_messages_valid(&server.log());
     drop(server);
 }
 
@@ -829,6 +869,8 @@ async fn verify_checks_expectations_while_the_server_runs() {
     call_ok(&client, "get_forecast", json!({ "city": "Bergen" })).await;
     server.verify();
     client.cancel().await.expect("closing the client");
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -851,6 +893,8 @@ async fn a_replaced_tool_takes_the_new_expectation_and_keeps_its_calls() {
     server.verify();
     assert_eq!(server.call_count("get_forecast"), 2);
     client.cancel().await.expect("closing the client");
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -874,6 +918,8 @@ async fn a_renamed_tool_keeps_its_call_count_and_expectation() {
     assert_eq!(server.call_count("get_forecast"), 0);
     server.verify();
     client.cancel().await.expect("closing the client");
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -911,6 +957,8 @@ async fn wait_for_returns_once_a_spawned_clients_call_lands() {
     assert_eq!(calls[0].text(), Some("Forecast for Oslo: 14°C, light rain"));
     let result = client_run.await.expect("the client task failed");
     assert_eq!(text(&result), "Forecast for Oslo: 14°C, light rain");
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -948,6 +996,8 @@ async fn wait_for_times_out_with_an_error_listing_what_arrived() {
         "{message}"
     );
     assert!(message.contains("tools/call echo"), "{message}");
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1003,6 +1053,9 @@ async fn sse_response_mode_gives_rmcp_the_same_result_as_json() {
     // answered with `application/json` or `text/event-stream`; each mode used its own.
     assert!(call_response_type(&json_server).starts_with("application/json"));
     assert!(call_response_type(&sse_server).starts_with("text/event-stream"));
+
+    common::schema::assert_server_messages_valid(&json_server.log());
+    common::schema::assert_server_messages_valid(&sse_server.log());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1161,6 +1214,8 @@ async fn live_edits_return_errors_naming_the_tool() {
         ["echo", "get_forecast"],
         "failed edits change nothing"
     );
+
+    common::schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]

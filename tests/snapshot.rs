@@ -58,6 +58,7 @@ async fn initialize_list_call() -> Transcript {
     let result = call_ok(&client, "get_forecast", json!({ "city": "Oslo" })).await;
     let transcript = server.log().transcript();
     client.cancel().await.expect("closing the client");
+    common::schema::assert_server_messages_valid(&server.log());
 
     // The scenario itself went as planned, so the snapshot records a working session.
     assert_eq!(names, ["get_forecast"]);

@@ -13,6 +13,11 @@ use serde_json::{Value, json};
 
 use raw::{Peer, event_stream, init_request, notification, request, rpc_body};
 
+/// The MCP schema check shared with the rmcp tests, included alone so this file stays
+/// independent of the rest of `tests/common`.
+#[path = "common/schema.rs"]
+mod schema;
+
 /// A local helper: POST JSON-RPC with the headers a client sends, initialize sessions, read
 /// JSON or SSE answers and GET streams. Deliberately independent of `tests/common`.
 mod raw {
@@ -379,6 +384,8 @@ async fn initialize_answers_200_with_a_visible_ascii_session_id() {
         server.sessions().first().map(|s| s.id.clone()),
         Some(session)
     );
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Session Management" 1: ids SHOULD be globally unique.
@@ -389,6 +396,8 @@ async fn each_initialize_gets_a_different_session_id() {
     let (b, _) = Peer::initialized(&server, "2025-11-25").await;
     assert_ne!(a.session(), b.session());
     assert_eq!(server.sessions().len(), 2);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/lifecycle.mdx, "Version Negotiation": a supported version is answered
@@ -402,6 +411,8 @@ async fn initialize_echoes_each_supported_protocol_version() {
         let body = rpc_body(response).await;
         assert_eq!(body["result"]["protocolVersion"], json!(version), "{body}");
     }
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/lifecycle.mdx, "Version Negotiation": otherwise the server MUST answer
@@ -421,6 +432,9 @@ async fn initialize_with_an_unknown_version_gets_the_newest_served() {
     // A version that exists but is not served falls back too.
     let (_, result) = Peer::initialized(&older, "2025-11-25").await;
     assert_eq!(result["protocolVersion"], json!("2025-06-18"));
+
+    schema::assert_server_messages_valid(&all.log());
+    schema::assert_server_messages_valid(&older.log());
 }
 
 // 2025-11-25/basic/lifecycle.mdx, "Initialization" (the request carries protocolVersion,
@@ -462,6 +476,8 @@ async fn initialize_without_a_required_field_gets_invalid_params_naming_it() {
         assert_mentions(&message, &[needle]);
     }
     assert!(server.sessions().is_empty(), "no session was opened");
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -492,6 +508,8 @@ async fn a_notification_is_accepted_with_202_and_an_empty_body() {
             .count(),
         2
     );
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Sending Messages to the Server" 4.
@@ -509,6 +527,8 @@ async fn a_client_response_is_accepted_with_202_and_an_empty_body() {
         assert!(body.is_empty(), "202 body must be empty, got {body:?}");
     }
     assert_eq!(server.log().mcp().kind(RpcKind::Response).count(), 2);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -543,6 +563,36 @@ async fn a_request_is_answered_with_application_json_by_default() {
     assert_eq!(body["jsonrpc"], json!("2.0"));
     assert_eq!(body["id"], json!(3));
     assert_eq!(body["result"]["content"][0]["text"], json!("Rain in Oslo"));
+
+    schema::assert_server_messages_valid(&server.log());
+}
+
+// 2025-11-25/basic/transports.mdx, "Sending Messages to the Server" 6: the server SHOULD
+// start an SSE stream with an event id and an empty data field (priming); 2025-06-18 has no
+// such event.
+#[tokio::test]
+async fn sse_answers_start_with_a_priming_event_only_in_2025_11_25_sessions() {
+    let server = MockMcpServer::builder()
+        .tool(Tool::echo())
+        .response_mode(ResponseMode::Sse)
+        .start()
+        .await;
+    for (version, primed) in [("2025-11-25", true), ("2025-06-18", false)] {
+        let (peer, _) = Peer::initialized(&server, version).await;
+
+        let response = peer.post(&request(1, "ping", Value::Null)).await;
+
+        let mut events = raw::raw_event_stream(response);
+        let first = events.next(raw::WAIT).await.expect("a first event");
+        assert_eq!(first.is_priming(), primed, "{version}: {first:?}");
+        if primed {
+            let id = first.id.as_deref().expect("the priming event has an id");
+            assert!(id.contains('-'), "ids name their stream: {id}");
+            let answer = events.next(raw::WAIT).await.expect("the response");
+            assert_eq!(answer.json()["result"], json!({}));
+        }
+    }
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Sending Messages to the Server" 5-6: an SSE answer
@@ -588,6 +638,8 @@ async fn sse_mode_answers_a_request_with_one_message_event() {
     // Notifications are still 202, not streams.
     let note = peer.post(&notification("notifications/initialized")).await;
     assert_eq!(note.status(), StatusCode::ACCEPTED);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -610,6 +662,8 @@ async fn a_request_without_a_session_id_gets_400() {
         let message = expect_error(&json_of(response).await, -32600);
         assert_mentions(&message, &["Mcp-Session-Id"]);
     }
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Session Management" 3: an unknown or ended session id
@@ -628,6 +682,8 @@ async fn an_unknown_session_id_gets_404() {
 
     let note = peer.post(&notification("notifications/initialized")).await;
     assert_eq!(note.status(), StatusCode::NOT_FOUND);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Session Management" 3 and 5: DELETE ends the session,
@@ -651,6 +707,8 @@ async fn delete_ends_the_session_and_later_requests_get_404() {
     // Other sessions are untouched.
     other.call(3, "ping", Value::Null).await;
     assert_eq!(server.sessions().len(), 1);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Session Management" 2 and 5.
@@ -667,6 +725,8 @@ async fn delete_without_a_session_id_gets_400() {
     let message = expect_error(&json_of(response).await, -32600);
     assert_mentions(&message, &["Mcp-Session-Id"]);
     peer.call(1, "ping", Value::Null).await;
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Session Management" 3: "The server MAY terminate the
@@ -686,6 +746,8 @@ async fn close_session_from_the_handle_makes_the_next_request_404() {
     // The client recovers by initializing again (same section, item 4).
     let (fresh, _) = Peer::initialized(&server, "2025-11-25").await;
     fresh.call(3, "ping", Value::Null).await;
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -708,6 +770,8 @@ async fn a_request_on_an_ended_session_is_logged_under_the_session_it_named() {
         refused.error().and_then(|e| e.get("code")),
         Some(&serde_json::json!(-32001))
     );
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Session Management" 3: an ended (evicted) session's id
@@ -729,6 +793,8 @@ async fn a_third_initialize_ends_the_oldest_session_when_max_sessions_is_two() {
         live,
         vec![second.session().to_string(), third.session().to_string()]
     );
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -768,6 +834,8 @@ async fn an_unsupported_protocol_version_header_gets_400_naming_the_value() {
     let message = expect_error(&json_of(init).await, -32600);
     assert_mentions(&message, &["1999-01-01"]);
     assert_eq!(server.sessions().len(), 1, "no session for the refused one");
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Protocol Version Header": the header SHOULD be the
@@ -785,6 +853,8 @@ async fn a_protocol_version_header_that_differs_from_the_negotiated_one_gets_400
 
     peer.version = Some("2025-06-18".into());
     peer.call(2, "ping", Value::Null).await;
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Protocol Version Header": without the header the
@@ -796,6 +866,8 @@ async fn a_request_without_a_protocol_version_header_is_accepted() {
     peer.version = None;
     let body = peer.call(1, "tools/list", Value::Null).await;
     assert_eq!(body["result"]["tools"][0]["name"], json!("echo"));
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -856,6 +928,8 @@ async fn a_foreign_origin_gets_403() {
     // The refused DELETE did not end the session.
     peer.call(2, "ping", Value::Null).await;
     assert_eq!(server.sessions().len(), 1);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Security Warning" 1-2: a local server serves loopback
@@ -878,6 +952,8 @@ async fn loopback_origins_are_accepted() {
         assert_eq!(response.status(), StatusCode::OK, "{origin}");
         assert!(response.headers().get("mcp-session-id").is_some());
     }
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Security Warning" 1: validation is the server's choice;
@@ -901,6 +977,8 @@ async fn an_allow_listed_origin_is_accepted() {
     assert_eq!(other.status(), StatusCode::FORBIDDEN);
     let prefix = send("https://app.example.evil").await.expect("send");
     assert_eq!(prefix.status(), StatusCode::FORBIDDEN, "exact match only");
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -954,6 +1032,8 @@ async fn a_body_over_max_body_bytes_gets_413_and_the_server_keeps_working() {
     peer.call(2, "ping", Value::Null).await;
     let (fresh, _) = Peer::initialized(&server, "2025-11-25").await;
     fresh.call(3, "ping", Value::Null).await;
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -992,6 +1072,8 @@ async fn a_chunked_body_over_max_body_bytes_gets_413() {
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(json_of(response).await["result"], json!({}));
     peer.call(3, "ping", Value::Null).await;
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Sending Messages to the Server": the body is a JSON-RPC
@@ -1012,6 +1094,8 @@ async fn a_text_plain_body_gets_415() {
     let message = expect_error(&json_of(response).await, -32600);
     assert_mentions(&message, &["application/json"]);
     assert_eq!(server.log().mcp().method("ping").count(), 0);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -1027,6 +1111,8 @@ async fn a_body_without_content_type_gets_415() {
         .expect("send POST");
     assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
     expect_error(&json_of(response).await, -32600);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -1042,6 +1128,8 @@ async fn a_json_content_type_with_parameters_is_accepted() {
         .await
         .expect("send POST");
     assert_eq!(response.status(), StatusCode::OK);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1049,17 +1137,20 @@ async fn a_json_content_type_with_parameters_is_accepted() {
 // ---------------------------------------------------------------------------------------------
 
 // 2025-11-25/basic/transports.mdx, "Sending Messages to the Server" 4 (an unacceptable input
-// gets an HTTP error, body a JSON-RPC error without id); JSON-RPC 2.0: parse error -32700.
+// gets an HTTP error, body a JSON-RPC error without id; basic/index.mdx "Error Responses":
+// `id?: string | number`, so not JSON-RPC 2.0's `null`); JSON-RPC 2.0: parse error -32700.
 #[tokio::test]
-async fn malformed_json_gets_400_parse_error_with_a_null_id_and_is_captured_as_invalid() {
+async fn malformed_json_gets_400_parse_error_without_an_id_and_is_captured_as_invalid() {
     let server = echo_server().await;
     let (peer, _) = Peer::initialized(&server, "2025-11-25").await;
     let text = r#"{"jsonrpc": "2.0", "id": 1, "method": "ping""#;
     let response = peer.post_raw(text).await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     let body = json_of(response).await;
-    assert_eq!(body["id"], Value::Null, "{body}");
-    assert!(body.as_object().expect("object").contains_key("id"));
+    assert!(
+        !body.as_object().expect("object").contains_key("id"),
+        "{body}"
+    );
     let message = expect_error(&body, -32700);
     assert_mentions(&message, &["Parse error"]);
 
@@ -1076,6 +1167,8 @@ async fn malformed_json_gets_400_parse_error_with_a_null_id_and_is_captured_as_i
         }
         other => panic!("carried_by points at {other:?}"),
     }
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/index.mdx, "Requests" (`jsonrpc: "2.0"`, a string or integer id that MUST
@@ -1122,6 +1215,8 @@ async fn invalid_json_rpc_shapes_get_400_invalid_request_naming_the_member() {
         server.log().mcp().kind(RpcKind::Invalid).count(),
         cases.len()
     );
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1138,6 +1233,8 @@ async fn an_unknown_method_gets_method_not_found_in_a_200_response() {
     let body = peer.call(1, "resources/teleport", json!({})).await;
     let message = expect_error(&body, -32601);
     assert_mentions(&message, &["resources/teleport"]);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/server/tools.mdx, "Error Handling": an unknown tool is -32602.
@@ -1156,6 +1253,8 @@ async fn calling_an_unknown_tool_gets_invalid_params() {
         let message = expect_error(&body, -32602);
         assert_mentions(&message, &[name]);
     }
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/server/tools.mdx, "Calling Tools" (`arguments` is an object) and "Error
@@ -1176,6 +1275,8 @@ async fn tools_call_with_arguments_that_are_not_an_object_gets_invalid_params() 
         assert_mentions(&message, &["arguments", "object"]);
     }
     assert_eq!(server.call_count("echo"), 0);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/server/utilities/pagination.mdx, "Error Handling": an invalid cursor is -32602.
@@ -1188,6 +1289,8 @@ async fn tools_list_with_a_cursor_gets_invalid_params() {
         .await;
     let message = expect_error(&body, -32602);
     assert_mentions(&message, &["cursor", "page-2"]);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/utilities/ping.mdx, "Behavior Requirements": ping gets an empty result.
@@ -1199,6 +1302,8 @@ async fn ping_returns_an_empty_result() {
     assert_eq!(body, json!({ "jsonrpc": "2.0", "id": 41, "result": {} }));
     let body = peer.call(42, "ping", json!({})).await;
     assert_eq!(body["result"], json!({}));
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1234,6 +1339,8 @@ async fn a_batch_in_a_2025_06_18_or_2025_11_25_session_gets_400_batches_not_supp
             .iter()
             .all(|m| m.result().is_none())
     );
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 fn served_2025_03_26() -> mcp_decoy::MockMcpServerBuilder {
@@ -1278,6 +1385,8 @@ async fn a_batch_in_a_2025_03_26_session_gets_one_response_per_request() {
         json!("echo")
     );
     assert_eq!(server.log().mcp().method("ping").count(), 1);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-03-26/basic/transports.mdx, "Sending Messages to the Server" 4: input made only of
@@ -1293,6 +1402,8 @@ async fn a_batch_of_notifications_in_a_2025_03_26_session_gets_202() {
     let response = peer.post(&batch).await;
     assert_eq!(response.status(), StatusCode::ACCEPTED);
     assert!(response.bytes().await.expect("body").is_empty());
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-03-26/basic/lifecycle.mdx, "Initialization": the initialize request MUST NOT be part
@@ -1328,6 +1439,8 @@ async fn initialize_inside_a_batch_gets_an_error_for_that_entry() {
     assert_eq!(sessionless.status(), StatusCode::BAD_REQUEST);
     let message = expect_error(&json_of(sessionless).await, -32600);
     assert_mentions(&message, &["initialize"]);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // JSON-RPC 2.0 "Batch": an empty array is an invalid request.
@@ -1341,6 +1454,8 @@ async fn an_empty_batch_gets_400() {
     assert_eq!(body["id"], Value::Null);
     let message = expect_error(&body, -32600);
     assert_mentions(&message, &["empty"]);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-03-26/basic/transports.mdx, "Session Management" 3: an ended session's id gets 404,
@@ -1355,6 +1470,8 @@ async fn a_batch_naming_an_ended_session_gets_404() {
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
     let message = expect_error(&json_of(response).await, -32001);
     assert_mentions(&message, &[peer.session()]);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1415,6 +1532,8 @@ async fn get_opens_the_session_stream_and_list_changed_arrives_on_it() {
         .first()
         .expect("captured");
     assert_eq!(sent.session.as_deref(), Some(peer.session()));
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/server/tools.mdx, "List Changed Notification".
@@ -1433,6 +1552,8 @@ async fn publishing_a_draft_sends_list_changed_on_the_stream() {
     expect_list_changed(&mut events).await;
     let listed = peer.call(2, "tools/list", Value::Null).await;
     assert_eq!(listed["result"]["tools"][0]["name"], json!("later"));
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Listening for Messages from the Server" 4: the server
@@ -1448,6 +1569,8 @@ async fn a_notification_queued_before_the_get_is_delivered_once_it_opens() {
         events.try_next(Duration::from_millis(200)).await.is_err(),
         "exactly one notification was queued"
     );
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Session Management" 2.
@@ -1462,6 +1585,8 @@ async fn get_without_a_session_id_gets_400() {
     let mut unknown = Peer::new(&server);
     unknown.session = Some("gone".into());
     assert_eq!(unknown.get_stream().await.status(), StatusCode::NOT_FOUND);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Listening for Messages from the Server" 2: the client
@@ -1490,6 +1615,8 @@ async fn get_accepting_only_json_gets_406() {
             .expect("send GET");
         assert_eq!(response.status(), StatusCode::OK, "Accept: {accept}");
     }
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Multiple Connections" 2: a message goes on one stream
@@ -1506,6 +1633,8 @@ async fn a_second_get_takes_over_and_the_first_stream_ends() {
     );
     server.notify_tools_changed();
     expect_list_changed(&mut second).await;
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Session Management" 3 and "Sending Messages to the
@@ -1534,6 +1663,8 @@ async fn delete_ends_the_open_get_stream() {
         .expect("a stream_end record");
     let get = log.http().method("GET").first().expect("the GET exchange");
     assert_eq!(get.status, Some(200));
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -1543,6 +1674,8 @@ async fn close_session_from_the_handle_ends_the_open_get_stream() {
     let mut events = open_stream(&peer).await;
     server.close_session(peer.session());
     assert!(events.next(raw::WAIT).await.is_none());
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1607,6 +1740,8 @@ async fn each_exchange_is_one_http_record_with_method_path_status_headers_and_bo
     let delete = http.all()[3];
     assert_eq!(delete.status, Some(deleted.status().as_u16()));
     assert_eq!(delete.request_body, None);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -1641,6 +1776,8 @@ async fn an_mcp_record_is_carried_by_the_http_record_of_its_exchange() {
     assert_eq!(list.protocol_version.as_deref(), Some("2025-11-25"));
     assert_eq!(list.rpc_id(), Some(&json!(5)));
     assert!(list.result().is_some());
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -1690,6 +1827,8 @@ async fn a_finished_sse_response_produces_a_stream_end_record_for_its_exchange()
     }
     // Stream ends are not exchanges.
     assert_eq!(log.http().count(), 3);
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -1708,6 +1847,8 @@ async fn options_requests_are_not_logged() {
     let log = server.log();
     assert_eq!(log.http().method("OPTIONS").count(), 0);
     assert_eq!(log.http().count(), 2, "the POSTs after it are logged");
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -1732,6 +1873,8 @@ async fn log_limit_keeps_only_the_newest_records() {
         records.last().map(|r| r.id),
         log.mcp().records().last().map(|(r, _)| r.id)
     );
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1766,6 +1909,8 @@ async fn methods_other_than_get_post_and_delete_get_405() {
             assert!(allow.contains(served), "{method}: Allow `{allow}`");
         }
     }
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 #[tokio::test]
@@ -1784,6 +1929,8 @@ async fn an_unknown_path_gets_404() {
         assert!(response.headers().get("mcp-session-id").is_none());
     }
     assert!(server.sessions().is_empty());
+
+    schema::assert_server_messages_valid(&server.log());
 }
 
 // 2025-11-25/basic/transports.mdx, "Streamable HTTP" (POST and GET, DELETE optional) and
@@ -1807,4 +1954,6 @@ async fn head_gets_405_and_leaves_the_open_stream_alone() {
     );
     server.notify_tools_changed();
     expect_list_changed(&mut events).await;
+
+    schema::assert_server_messages_valid(&server.log());
 }

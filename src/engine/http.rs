@@ -333,6 +333,11 @@ impl Pending {
     /// (basic/utilities/cancellation page: receivers "SHOULD NOT send a response").
     async fn run(self, stream: Option<u64>) -> Option<Value> {
         let cancelled = self.session.begin_request(&self.id);
+        // Unregisters on every path, including a JSON-mode handler dropped with its connection.
+        let _in_flight = InFlight {
+            session: &self.session,
+            id: &self.id,
+        };
         let ctx = RequestCtx {
             engine: self.engine.clone(),
             session: self.session.clone(),
@@ -344,7 +349,6 @@ impl Pending {
             outcome = dispatch::request(&ctx, &self.method) => Some(outcome),
             () = cancelled.cancelled() => None,
         };
-        self.session.end_request(&self.id);
         match outcome {
             Some(outcome) => {
                 let response = match outcome {
@@ -359,6 +363,17 @@ impl Pending {
                 None
             }
         }
+    }
+}
+
+struct InFlight<'a> {
+    session: &'a Session,
+    id: &'a Value,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.session.end_request(self.id);
     }
 }
 

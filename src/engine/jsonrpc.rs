@@ -13,6 +13,11 @@ pub(crate) mod code {
     pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
     /// Invalid method parameters.
     pub(crate) const INVALID_PARAMS: i64 = -32602;
+    /// The server failed (e.g. a prompt's template rendered something invalid).
+    pub(crate) const INTERNAL_ERROR: i64 = -32603;
+    /// `resources/read` or `resources/subscribe` of a URI the server does not have
+    /// (2025-11-25 server/resources, "Error Handling").
+    pub(crate) const RESOURCE_NOT_FOUND: i64 = -32002;
     /// The session id names no live session (implementation-defined range, as the
     /// TypeScript SDK uses it).
     pub(crate) const SESSION_NOT_FOUND: i64 = -32001;
@@ -145,8 +150,15 @@ pub(crate) fn result(id: &Value, result: Value) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "result": result })
 }
 
-/// An error response; `id` is `null` when the request's id could not be read.
+/// An error response; without `id` when the request's id could not be read (`id` is
+/// `Value::Null`), because MCP's `JSONRPCErrorResponse` has `id?: string | number`
+/// (2025-11-25 basic/index.mdx "Error Responses") and the transport's HTTP errors carry "a
+/// JSON-RPC error response that has no `id`" (basic/transports.mdx, every revision): the
+/// JSON-RPC 2.0 `"id": null` fails the MCP schema.
 pub(crate) fn error(id: &Value, error: &RpcError) -> Value {
+    if id.is_null() {
+        return json!({ "jsonrpc": "2.0", "error": error.to_value() });
+    }
     json!({ "jsonrpc": "2.0", "id": id, "error": error.to_value() })
 }
 
@@ -170,6 +182,16 @@ mod tests {
         assert!(matches!(note, Incoming::Notification { .. }));
         let resp = classify(&json!({"jsonrpc": "2.0", "id": "a", "result": {}}));
         assert!(matches!(resp, Incoming::Response { .. }));
+    }
+
+    #[test]
+    fn an_error_leaves_out_an_id_it_could_not_read_and_echoes_one_it_could() {
+        let error = RpcError::new(code::PARSE_ERROR, "Parse error");
+        assert_eq!(
+            super::error(&Value::Null, &error),
+            json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}})
+        );
+        assert_eq!(super::error(&json!(7), &error)["id"], json!(7));
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod schema;
 mod session;
 mod stream;
 mod template;
+pub(crate) mod uri_template;
 pub(crate) mod validate;
 
 use std::collections::HashMap;
@@ -144,6 +145,28 @@ impl Engine {
         }
         cache.insert(key, validator.clone());
         Some(validator)
+    }
+
+    /// Whether the server declares the `resources` capability (it started with resources or
+    /// resource templates); resource methods answer `-32601` otherwise.
+    pub(crate) fn serves_prompts(&self) -> bool {
+        self.serves_prompts
+    }
+
+    pub(crate) fn serves_resources(&self) -> bool {
+        self.serves_resources
+    }
+
+    /// Sends `notifications/resources/updated` to the sessions subscribed to `uri`
+    /// (server/resources, "Subscriptions").
+    pub(crate) fn resource_updated(&self, uri: &str) {
+        self.sessions.notify_subscribers(
+            uri,
+            &jsonrpc::notification(
+                "notifications/resources/updated",
+                Some(json!({ "uri": uri })),
+            ),
+        );
     }
 
     /// `serverInfo` (spec `Implementation`).

@@ -1,7 +1,8 @@
 //! The MCP JSON schema shipped in `schema/`, compiled once per process, for checking what a
 //! template renders before it goes on the wire.
 
-use std::sync::LazyLock;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
 
 use serde_json::Value;
 
@@ -35,6 +36,36 @@ pub(crate) fn call_tool_result_problems(value: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Compiled definitions by name; the names come from our code, so the map stays small.
+static DEFINITIONS: LazyLock<Mutex<HashMap<String, Option<Arc<jsonschema::Validator>>>>> =
+    LazyLock::new(Mutex::default);
+
+/// Every way `value` breaks the spec's definition `name` (e.g. `GetPromptResult`), as
+/// `at <pointer>: <reason>` lines; each definition is compiled once per process.
+pub(crate) fn definition_problems(name: &str, value: &Value) -> Vec<String> {
+    let validator = {
+        let mut cache = DEFINITIONS.lock().unwrap_or_else(|p| p.into_inner());
+        cache
+            .entry(name.to_string())
+            .or_insert_with(|| definition_validator(name).map(Arc::new))
+            .clone()
+    };
+    let Some(validator) = validator else {
+        // Fail loudly rather than let an unchecked result through.
+        return vec![format!(
+            "the bundled MCP schema has no definition `{name}`, or it failed to compile"
+        )];
+    };
+    validator
+        .iter_errors(value)
+        .map(|error| {
+            let at = error.instance_path().to_string();
+            let at = if at.is_empty() { "/".to_string() } else { at };
+            format!("at {at}: {error}")
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,6 +78,22 @@ mod tests {
             call_tool_result_problems(&json!({"content": [{"type": "text", "text": "hi"}]}))
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn any_definition_checks_by_name_and_an_unknown_one_never_passes() {
+        let ok = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]});
+        assert!(definition_problems("GetPromptResult", &ok).is_empty());
+        let bad =
+            json!({"messages": [{"role": "robot", "content": {"type": "text", "text": "hi"}}]});
+        let problems = definition_problems("GetPromptResult", &bad);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("at /messages/0/role")),
+            "{problems:?}"
+        );
+        assert!(!definition_problems("NoSuchDefinition", &ok).is_empty());
     }
 
     #[test]

@@ -331,6 +331,14 @@ impl Sessions {
         }
     }
 
+    /// Queues a message for every live session subscribed to `uri` (`resources/subscribe`).
+    pub(crate) fn notify_subscribers(&self, uri: &str, message: &Value) {
+        let sessions: Vec<Arc<Session>> = self.inner().by_id.values().cloned().collect();
+        for session in sessions.iter().filter(|s| s.is_subscribed(uri)) {
+            session.send(message.clone());
+        }
+    }
+
     pub(crate) fn list(&self) -> Vec<SessionInfo> {
         let inner = self.inner();
         inner

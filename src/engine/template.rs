@@ -9,18 +9,17 @@ use super::schema;
 pub(crate) const RENDER_FAILURE_HEADLINE: &str =
     "MCP Decoy: the response template of this tool failed to render.";
 
-/// Finds errors that no arguments can fix: json-e syntax errors, unknown operators, names
-/// other than `args`. Errors that depend on the arguments (a missing property, a type
+/// Finds errors that no arguments can fix in a tool's template or script step: json-e syntax
+/// errors, unknown operators, names other than `args` and `answers` (the client's answers to
+/// the script's requests). Errors that depend on the arguments (a missing property, a type
 /// mismatch) only show when a client calls the tool, as the product guide says.
 pub(crate) fn check(template: &Value) -> Result<(), String> {
-    check_with(template, &["args"])
+    check_with(template, &json!({ "args": {}, "answers": {} }))
 }
 
-/// [`check`] for a template whose context has the given names (each bound to `{}`).
-pub(crate) fn check_with(template: &Value, names: &[&str]) -> Result<(), String> {
-    let context: serde_json::Map<String, Value> =
-        names.iter().map(|n| (n.to_string(), json!({}))).collect();
-    match json_e::render(template, &Value::Object(context)) {
+/// [`check`] against a representative empty context (`uri` a string, `args` an object, ...).
+pub(crate) fn check_with(template: &Value, context: &Value) -> Result<(), String> {
+    match json_e::render(template, context) {
         Ok(_) => Ok(()),
         Err(error) => {
             let text = error.to_string();
@@ -78,9 +77,7 @@ pub(crate) fn render(
 /// that renders only `structuredContent` gets its serialized JSON as the text content too
 /// (server/tools page, "Structured Content": "SHOULD also return the serialized JSON").
 fn structured(output: &mut Value, validator: &jsonschema::Validator) -> Option<Vec<String>> {
-    let Some(object) = output.as_object_mut() else {
-        return None;
-    };
+    let object = output.as_object_mut()?;
     let Some(content) = object.get("structuredContent").cloned() else {
         return Some(vec![
             "the tool has an outputSchema, so the result must have `structuredContent`".into(),

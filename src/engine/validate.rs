@@ -3,12 +3,13 @@
 
 use std::collections::HashSet;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::catalog::Item;
 use super::template;
+use super::uri_template::UriTemplate;
 use crate::error::{Error, ItemKind};
-use crate::spec::{PromptSpec, ResourceSpec, ResourceTemplateSpec, ServerSpec, ToolSpec};
+use crate::spec::{PromptSpec, ResourceSpec, ResourceTemplateSpec, ServerSpec, Step, ToolSpec};
 
 /// Checks every item, and that keys are unique within each kind.
 pub(crate) fn server(spec: &ServerSpec) -> Result<(), Error> {
@@ -48,7 +49,7 @@ fn invalid(kind: ItemKind, name: &str, field: &'static str, reason: impl Into<St
     }
 }
 
-/// A resource needs a URI and a name.
+/// A resource needs a URI with a scheme, a name, and base64 in `blob`.
 pub(crate) fn resource(spec: &ResourceSpec) -> Result<(), Error> {
     if spec.uri.is_empty() {
         return Err(invalid(
@@ -58,6 +59,7 @@ pub(crate) fn resource(spec: &ResourceSpec) -> Result<(), Error> {
             "must not be empty",
         ));
     }
+    uri(&spec.uri).map_err(|reason| invalid(ItemKind::Resource, &spec.uri, "uri", reason))?;
     if spec.name.is_empty() {
         return Err(invalid(
             ItemKind::Resource,
@@ -66,7 +68,98 @@ pub(crate) fn resource(spec: &ResourceSpec) -> Result<(), Error> {
             "must not be empty",
         ));
     }
+    passthrough(
+        ItemKind::Resource,
+        &spec.uri,
+        spec.annotations.as_ref(),
+        spec.icons.as_ref(),
+        spec.meta.as_ref(),
+    )?;
+    if let crate::spec::ResourceBody::Blob { blob } = &spec.body {
+        use base64::Engine as _;
+        // server/resources "Binary Content": `blob` is base64-encoded data.
+        base64::engine::general_purpose::STANDARD
+            .decode(blob)
+            .map_err(|e| {
+                invalid(
+                    ItemKind::Resource,
+                    &spec.uri,
+                    "blob",
+                    format!("is not valid base64 ({e})"),
+                )
+            })?;
+    }
     Ok(())
+}
+
+/// Fields passed through to listings must still be what the schema says they are, or every
+/// listing that shows the item would be invalid.
+fn passthrough(
+    kind: ItemKind,
+    name: &str,
+    annotations: Option<&Value>,
+    icons: Option<&Value>,
+    meta: Option<&Value>,
+) -> Result<(), Error> {
+    if let Some(annotations) = annotations {
+        let problems = super::schema::definition_problems("Annotations", annotations);
+        if !problems.is_empty() {
+            return Err(invalid(
+                kind,
+                name,
+                "annotations",
+                format!("is not a valid Annotations object: {}", problems.join("; ")),
+            ));
+        }
+    }
+    if let Some(icons) = icons {
+        let Some(items) = icons.as_array() else {
+            return Err(invalid(
+                kind,
+                name,
+                "icons",
+                "must be an array of Icon objects",
+            ));
+        };
+        for (n, icon) in items.iter().enumerate() {
+            let problems = super::schema::definition_problems("Icon", icon);
+            if !problems.is_empty() {
+                return Err(invalid(
+                    kind,
+                    name,
+                    "icons",
+                    format!("[{n}] is not a valid Icon: {}", problems.join("; ")),
+                ));
+            }
+        }
+    }
+    if meta.is_some_and(|meta| !meta.is_object()) {
+        return Err(invalid(kind, name, "_meta", "must be a JSON object"));
+    }
+    Ok(())
+}
+
+/// A simple RFC 3986 check: a scheme (a letter, then letters, digits, `+`, `-`, `.`), a
+/// `:`, and no whitespace or control characters.
+fn uri(text: &str) -> Result<(), String> {
+    let scheme = text.split_once(':').map(|(scheme, _)| scheme);
+    let valid_scheme = scheme.is_some_and(|s| {
+        s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    if !valid_scheme {
+        return Err(
+            "is not a URI: it must start with a scheme such as `file:` or `test:` (RFC 3986)"
+                .into(),
+        );
+    }
+    match text.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        Some(c) => Err(format!(
+            "is not a URI: {c:?} must be percent-encoded (RFC 3986)"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// A resource template needs a URI template, a name, and a template that parses.
@@ -88,7 +181,22 @@ pub(crate) fn resource_template(spec: &ResourceTemplateSpec) -> Result<(), Error
             "must not be empty",
         ));
     }
-    template::check_with(&spec.template, &["uri", "vars"]).map_err(|reason| {
+    passthrough(
+        kind,
+        &spec.uri_template,
+        spec.annotations.as_ref(),
+        spec.icons.as_ref(),
+        spec.meta.as_ref(),
+    )?;
+    UriTemplate::parse(&spec.uri_template).map_err(|e| {
+        invalid(
+            kind,
+            &spec.uri_template,
+            "uriTemplate",
+            format!("is not a valid RFC 6570 URI template: {e}"),
+        )
+    })?;
+    template::check_with(&spec.template, &json!({ "uri": "", "vars": {} })).map_err(|reason| {
         invalid(
             kind,
             &spec.uri_template,
@@ -118,7 +226,7 @@ pub(crate) fn prompt(spec: &PromptSpec) -> Result<(), Error> {
             ));
         }
     }
-    template::check_with(&spec.template, &["args"]).map_err(|reason| {
+    template::check_with(&spec.template, &json!({ "args": {} })).map_err(|reason| {
         invalid(
             kind,
             &spec.name,
@@ -138,7 +246,46 @@ pub(crate) fn tool(spec: &ToolSpec) -> Result<(), Error> {
     template::check(&spec.template).map_err(|reason| Error::Template {
         tool: spec.name.clone(),
         reason,
-    })
+    })?;
+    script(spec)
+}
+
+/// Step templates parse, and progress grows from step to step (basic/utilities/progress:
+/// "The `progress` value MUST increase with each notification").
+fn script(spec: &ToolSpec) -> Result<(), Error> {
+    let invalid = |reason: String| Error::Invalid {
+        kind: ItemKind::Tool,
+        name: spec.name.clone(),
+        field: "script",
+        reason,
+    };
+    let mut last_progress: Option<f64> = None;
+    for (n, step) in spec.script.iter().enumerate() {
+        let templates: Vec<Value> = match step {
+            Step::Progress {
+                progress, message, ..
+            } => {
+                if !progress.is_finite() || last_progress.is_some_and(|last| *progress <= last) {
+                    return Err(invalid(format!(
+                        "step {n}: progress {progress} must be a finite number greater than the previous progress step's"
+                    )));
+                }
+                last_progress = Some(*progress);
+                message.iter().cloned().map(Value::String).collect()
+            }
+            Step::Log { data, logger, .. } => std::iter::once(data.clone())
+                .chain(logger.iter().cloned().map(Value::String))
+                .collect(),
+            Step::Delay { .. } => Vec::new(),
+            Step::Ask { params, .. } => vec![params.clone()],
+        };
+        for template in templates {
+            template::check(&template).map_err(|reason| {
+                invalid(format!("step {n}: the template does not parse: {reason}"))
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// 1-128 characters of `A-Z a-z 0-9 _ - .` (spec `Tool.name` guidance, product guide).
@@ -225,5 +372,83 @@ mod tests {
         let mut t = ToolSpec::new("lookup_user");
         t.input_schema = json!({"type": "object", "properties": {"user": {"$ref": "https://canary.invalid/user.json"}}});
         assert!(tool(&t).is_ok());
+    }
+
+    fn text_resource(uri: &str) -> ResourceSpec {
+        ResourceSpec {
+            uri: uri.into(),
+            name: "r".into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            annotations: None,
+            icons: None,
+            meta: None,
+            body: crate::spec::ResourceBody::Text { text: "hi".into() },
+        }
+    }
+
+    #[test]
+    fn a_resource_uri_needs_a_scheme_and_a_blob_needs_base64() {
+        assert!(resource(&text_resource("test://static-text")).is_ok());
+        assert!(resource(&text_resource("urn:isbn:0451450523")).is_ok());
+        for bad in ["static-text", "://x", "1x://y", "file:///my notes.txt"] {
+            let err = resource(&text_resource(bad)).expect_err(bad).to_string();
+            assert!(err.contains("`uri`"), "{bad}: {err}");
+        }
+        let mut blob = text_resource("test://static-binary");
+        blob.body = crate::spec::ResourceBody::Blob {
+            blob: "not base64!".into(),
+        };
+        let err = resource(&blob).expect_err("bad base64").to_string();
+        assert!(err.contains("`blob`") && err.contains("base64"), "{err}");
+        blob.body = crate::spec::ResourceBody::Blob {
+            blob: "aGVsbG8=".into(),
+        };
+        assert!(resource(&blob).is_ok());
+    }
+
+    #[test]
+    fn passed_through_fields_must_match_the_schema() {
+        let mut r = text_resource("test://r");
+        r.annotations = Some(json!({ "audience": ["user"], "priority": 0.5 }));
+        r.icons = Some(json!([{ "src": "https://example.com/i.png" }]));
+        r.meta = Some(json!({ "k": 1 }));
+        assert!(resource(&r).is_ok());
+        r.annotations = Some(json!({ "audience": ["robot"] }));
+        let err = resource(&r).expect_err("bad audience").to_string();
+        assert!(
+            err.contains("`annotations`") && err.contains("/audience/0"),
+            "{err}"
+        );
+        r.annotations = None;
+        r.icons = Some(json!([{ "mimeType": "image/png" }]));
+        let err = resource(&r).expect_err("icon without src").to_string();
+        assert!(err.contains("`icons`") && err.contains("src"), "{err}");
+        r.icons = None;
+        r.meta = Some(json!("x"));
+        assert!(resource(&r).is_err());
+    }
+
+    #[test]
+    fn a_malformed_uri_template_names_the_field_and_position() {
+        let spec = ResourceTemplateSpec {
+            uri_template: "test://template/{id/data".into(),
+            name: "broken".into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: None,
+            icons: None,
+            meta: None,
+            template: json!({ "text": "x" }),
+            completions: Default::default(),
+        };
+        let err = resource_template(&spec).expect_err("unclosed expression");
+        assert!(
+            matches!(&err, Error::Invalid { field: "uriTemplate", reason, .. } if reason.contains("position 16")),
+            "{err}"
+        );
     }
 }

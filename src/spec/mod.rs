@@ -9,7 +9,7 @@ mod script;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-pub use prompt::{PromptArgumentSpec, PromptSpec};
+pub use prompt::{PromptArgumentSpec, PromptSpec, default_prompt_template};
 pub use resource::{ResourceBody, ResourceSpec, ResourceTemplateSpec};
 pub use script::{AskMethod, LogLevel, Step};
 

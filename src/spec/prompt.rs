@@ -47,11 +47,35 @@ pub struct PromptSpec {
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
     /// json-e over `{args}`: the `messages` array (spec `PromptMessage`s: text, image, audio,
-    /// embedded resource, resource link), or a whole `GetPromptResult`.
+    /// embedded resource, resource link), or a whole `GetPromptResult`; when missing, the
+    /// [`default_prompt_template`].
+    #[serde(default = "default_prompt_template")]
     pub template: Value,
 }
 
+/// The template of a prompt created without one: one user text message with the arguments
+/// as JSON text (like a tool's default).
+pub fn default_prompt_template() -> Value {
+    json!([{
+        "role": "user",
+        "content": { "type": "text", "text": { "$json": { "$eval": "args" } } }
+    }])
+}
+
 impl PromptSpec {
+    /// A prompt with no arguments and the default template ([`default_prompt_template`]).
+    pub fn new(name: impl Into<String>) -> Self {
+        PromptSpec {
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments: Vec::new(),
+            icons: None,
+            meta: None,
+            template: default_prompt_template(),
+        }
+    }
+
     /// The prompt as `prompts/list` shows it.
     pub(crate) fn listing(&self) -> Value {
         let mut out = Map::new();

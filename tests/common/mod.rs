@@ -182,3 +182,199 @@ pub async fn raw_tools_list(url: &str, session: &str) -> reqwest::Response {
         .await
         .expect("the raw tools/list POST could not be sent")
 }
+
+/// Checks of what a decoy sent against the MCP JSON schema.
+pub mod schema;
+
+// ---------------------------------------------------------------------------------------
+// A client that answers server-initiated requests and hears progress and log notifications.
+
+/// What an [`Answering`] client heard from the server, in the order its handler ran.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Heard {
+    /// The params of a `notifications/progress`.
+    Progress(Value),
+    /// The params of a `notifications/message`.
+    Log(Value),
+    /// A request from the server: its method and params.
+    Asked {
+        /// `sampling/createMessage`, `elicitation/create` or `roots/list`.
+        method: &'static str,
+        /// Its params (`null` for `roots/list`).
+        params: Value,
+    },
+}
+
+/// What an [`Answering`] client declares and answers. A request without an answer here gets
+/// a JSON-RPC error back.
+#[derive(Debug, Clone, Default)]
+pub struct Answers {
+    /// `capabilities` of `initialize` (a `ClientCapabilities` as JSON; `{}` when null).
+    pub capabilities: Value,
+    /// The `CreateMessageResult` for `sampling/createMessage`.
+    pub sampling: Option<Value>,
+    /// The `ElicitResult` for `elicitation/create` (form and URL mode alike).
+    pub elicitation: Option<Value>,
+    /// The `ListRootsResult` for `roots/list`.
+    pub roots: Option<Value>,
+}
+
+/// A `ClientHandler` that answers sampling, elicitation and roots requests from [`Answers`]
+/// and forwards everything it hears to a channel.
+#[derive(Debug)]
+pub struct Answering {
+    config: ClientConfig,
+    answers: Answers,
+    heard: mpsc::UnboundedSender<Heard>,
+}
+
+/// The answer configured for `method`, typed, or the JSON-RPC error a client without one sends.
+fn configured<T: serde::de::DeserializeOwned>(
+    answer: Option<&Value>,
+    method: &str,
+) -> Result<T, rmcp::ErrorData> {
+    let answer = answer.ok_or_else(|| {
+        rmcp::ErrorData::internal_error(format!("the test client has no answer for {method}"), None)
+    })?;
+    serde_json::from_value(answer.clone()).map_err(|e| {
+        rmcp::ErrorData::internal_error(
+            format!("the test's answer to {method} is invalid: {e}"),
+            None,
+        )
+    })
+}
+
+fn as_json(value: &impl serde::Serialize) -> Value {
+    serde_json::to_value(value).expect("rmcp params serialize to JSON")
+}
+
+#[allow(
+    deprecated,
+    reason = "rmcp marks sampling, roots and logging deprecated (SEP-2577); 2025-11-25 has them"
+)]
+impl ClientHandler for Answering {
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.heard.send(Heard::Progress(as_json(&params)));
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.heard.send(Heard::Log(as_json(&params)));
+    }
+
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        let method = "sampling/createMessage";
+        let _ = self.heard.send(Heard::Asked {
+            method,
+            params: as_json(&params),
+        });
+        configured(self.answers.sampling.as_ref(), method)
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        let method = "elicitation/create";
+        let _ = self.heard.send(Heard::Asked {
+            method,
+            params: as_json(&params),
+        });
+        configured(self.answers.elicitation.as_ref(), method)
+    }
+
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        let method = "roots/list";
+        let _ = self.heard.send(Heard::Asked {
+            method,
+            params: Value::Null,
+        });
+        configured(self.answers.roots.as_ref(), method)
+    }
+}
+
+/// An rmcp client session whose handler is [`Answering`].
+pub type AnsweringClient = RunningService<RoleClient, Answering>;
+
+/// What an [`Answering`] client heard, in order.
+#[derive(Debug)]
+pub struct Hearing {
+    rx: mpsc::UnboundedReceiver<Heard>,
+}
+
+impl Hearing {
+    /// The next thing heard; panics naming `what` if nothing comes within [`PATIENCE`].
+    pub async fn next(&mut self, what: &str) -> Heard {
+        match tokio::time::timeout(PATIENCE, self.rx.recv()).await {
+            Ok(Some(heard)) => heard,
+            Ok(None) => panic!("the client stopped before it heard {what}"),
+            Err(_) => panic!("the client did not hear {what} within {PATIENCE:?}"),
+        }
+    }
+
+    /// Everything heard until nothing more arrives for [`QUIET`].
+    pub async fn rest(&mut self) -> Vec<Heard> {
+        let mut heard = Vec::new();
+        while let Ok(Some(next)) = tokio::time::timeout(QUIET, self.rx.recv()).await {
+            heard.push(next);
+        }
+        heard
+    }
+}
+
+/// Connects an [`Answering`] client to `url` (legacy `initialize`, 2025-11-25) that declares
+/// and answers what `answers` says.
+pub async fn connect_answering(url: &str, answers: Answers) -> (AnsweringClient, Hearing) {
+    let capabilities: ClientCapabilities = if answers.capabilities.is_null() {
+        ClientCapabilities::default()
+    } else {
+        serde_json::from_value(answers.capabilities.clone())
+            .unwrap_or_else(|e| panic!("Answers::capabilities is not ClientCapabilities: {e}"))
+    };
+    let config = ClientConfig::new(capabilities, Implementation::new(CLIENT_NAME, "1.0.0"))
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
+    let (tx, rx) = mpsc::unbounded_channel();
+    let handler = Answering {
+        config,
+        answers,
+        heard: tx,
+    };
+    let transport = StreamableHttpClientTransport::from_uri(url.to_string());
+    let client = match tokio::time::timeout(PATIENCE, handler.serve(transport)).await {
+        Ok(Ok(client)) => client,
+        Ok(Err(error)) => panic!("the rmcp client failed to initialize with {url}: {error}"),
+        Err(_) => panic!("initialize with {url} took longer than {PATIENCE:?}"),
+    };
+    (client, Hearing { rx })
+}
+
+/// [`call_ok`] for a client with any handler.
+pub async fn call_with<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    tool: &str,
+    arguments: Value,
+) -> CallToolResult {
+    tokio::time::timeout(PATIENCE, client.call_tool(call(tool, arguments)))
+        .await
+        .unwrap_or_else(|_| panic!("tools/call {tool} took longer than {PATIENCE:?}"))
+        .unwrap_or_else(|e| panic!("tools/call {tool} failed: {e}"))
+}

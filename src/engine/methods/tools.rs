@@ -44,21 +44,52 @@ pub(crate) async fn call(ctx: &RequestCtx) -> Result<Value, RpcError> {
     };
     ctx.engine.catalog.count_call(name);
     let mut context = json!({ "args": args, "answers": {} });
-    if let Err(problem) = run_script(ctx, &tool, &mut context).await {
-        return Ok(template::failure(vec![problem]).result);
+    match run_script(ctx, &tool, &mut context).await {
+        Ok(()) => {}
+        Err(Stop::Render(problem)) => return Ok(template::failure(vec![problem]).result),
+        Err(Stop::Client(problem)) => return Ok(script_failure(&problem)),
     }
     let validator = ctx.engine.output_validator(&tool);
     let Rendered { result, failure } =
         template::render(&tool.template, &context, validator.as_deref());
     if let Some(details) = &failure {
-        tracing::debug!(tool = name, ?details, "response template failed to render");
+        tracing::debug!(
+            tool = name,
+            request = %ctx.id,
+            ?details,
+            "response template failed to render"
+        );
     }
     Ok(result)
 }
 
+/// The first line of the `isError` result of a call whose script could not get what it
+/// asked the client for.
+pub(crate) const SCRIPT_FAILURE_HEADLINE: &str =
+    "MCP Decoy: this tool's script stopped before its result.";
+
+/// Why a script stopped before the template rendered.
+enum Stop {
+    /// A step's template failed to render: reported like a template failure.
+    Render(String),
+    /// The client lacks a capability, answered an error, or did not answer in time.
+    Client(String),
+}
+
+fn script_failure(problem: &str) -> Value {
+    json!({
+        "content": [{ "type": "text", "text": format!("{SCRIPT_FAILURE_HEADLINE}\n{problem}") }],
+        "isError": true
+    })
+}
+
 /// Runs the steps in order; an `Err` is a problem to report as the tool's `isError` result.
-async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> Result<(), String> {
-    for step in &tool.script {
+async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> Result<(), Stop> {
+    for (n, step) in tool.script.iter().enumerate() {
+        let render = |template: &Value, context: &Value| {
+            template::render_value(template, context)
+                .map_err(|e| Stop::Render(format!("script step {n}: {e}")))
+        };
         match step {
             Step::Progress {
                 progress,
@@ -73,7 +104,7 @@ async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> R
                     params["total"] = json!(total);
                 }
                 if let Some(message) = message {
-                    params["message"] = template::render_value(&json!(message), context)?;
+                    params["message"] = render(&json!(message), context)?;
                 }
                 ctx.outbox.notify("notifications/progress", params);
             }
@@ -85,10 +116,9 @@ async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> R
                 if !ctx.session.logs_at(*level) {
                     continue;
                 }
-                let mut params =
-                    json!({ "level": level, "data": template::render_value(data, context)? });
+                let mut params = json!({ "level": level, "data": render(data, context)? });
                 if let Some(logger) = logger {
-                    params["logger"] = json!(logger);
+                    params["logger"] = render(&json!(logger), context)?;
                 }
                 ctx.outbox.notify("notifications/message", params);
             }
@@ -99,12 +129,14 @@ async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> R
                 params,
                 timeout_ms,
             } => {
-                let params = template::render_value(params, context)?;
-                missing_capability(ctx.session.client_capabilities(), *method, &params)?;
+                let params = render(params, context)?;
+                missing_capability(ctx.session.client_capabilities(), *method, &params)
+                    .map_err(Stop::Client)?;
                 let answer = ctx
                     .outbox
                     .ask(method.method(), params, Duration::from_millis(*timeout_ms))
-                    .await?;
+                    .await
+                    .map_err(Stop::Client)?;
                 context["answers"][key.as_str()] = answer;
             }
         }
@@ -120,6 +152,14 @@ fn missing_capability(
     params: &Value,
 ) -> Result<(), String> {
     let (needed, path): (bool, &str) = match method {
+        // Tool-enabled sampling needs `sampling.tools` (client/sampling, "Tools in Sampling").
+        AskMethod::Sampling if params.get("tools").is_some() => (
+            capabilities
+                .get("sampling")
+                .and_then(|s| s.get("tools"))
+                .is_some(),
+            "sampling.tools",
+        ),
         AskMethod::Sampling => (capabilities.get("sampling").is_some(), "sampling"),
         AskMethod::Roots => (capabilities.get("roots").is_some(), "roots"),
         AskMethod::Elicitation => {

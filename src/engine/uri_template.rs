@@ -1,0 +1,685 @@
+//! RFC 6570 URI templates, levels 1 to 3 (every operator, several variables per expression;
+//! no level-4 prefix or explode modifiers): parse, expand, and match a concrete URI back to
+//! the values of its variables. Pure: no I/O, no state.
+//!
+//! Matching is the inverse of expansion: a value holds what expansion could have put there,
+//! unreserved characters and `%XX` escapes (reserved ones too in `{+var}` and `{#var}`), and
+//! comes back percent-decoded. Characters no URI may hold unescaped (a space, `é`) are taken
+//! as if escaped, since a client may forget to. A simple or reserved expression (`{id}`,
+//! `{+path}`) must match at least one character, so `test://template//data` does not name a
+//! resource of `test://template/{id}/data`.
+
+use std::collections::{BTreeMap, HashSet};
+
+/// A parsed URI template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct UriTemplate {
+    parts: Vec<Part>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Literal(String),
+    Expression { op: Op, vars: Vec<String> },
+}
+
+/// The expression operators of RFC 6570 section 3.2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    /// `{var}`
+    Simple,
+    /// `{+var}`
+    Reserved,
+    /// `{#var}`
+    Fragment,
+    /// `{.var}`
+    Label,
+    /// `{/var}`
+    Path,
+    /// `{;var}`
+    PathParam,
+    /// `{?var}`
+    Query,
+    /// `{&var}`
+    QueryContinuation,
+}
+
+impl Op {
+    fn from_char(c: char) -> Option<Op> {
+        Some(match c {
+            '+' => Op::Reserved,
+            '#' => Op::Fragment,
+            '.' => Op::Label,
+            '/' => Op::Path,
+            ';' => Op::PathParam,
+            '?' => Op::Query,
+            '&' => Op::QueryContinuation,
+            _ => return None,
+        })
+    }
+
+    /// What the expansion starts with when at least one variable is defined.
+    fn prefix(self) -> &'static str {
+        match self {
+            Op::Simple | Op::Reserved => "",
+            Op::Fragment => "#",
+            Op::Label => ".",
+            Op::Path => "/",
+            Op::PathParam => ";",
+            Op::Query => "?",
+            Op::QueryContinuation => "&",
+        }
+    }
+
+    fn separator(self) -> char {
+        match self {
+            Op::Simple | Op::Reserved | Op::Fragment => ',',
+            Op::Label => '.',
+            Op::Path => '/',
+            Op::PathParam => ';',
+            Op::Query | Op::QueryContinuation => '&',
+        }
+    }
+
+    /// `name=value` pairs rather than bare values.
+    fn named(self) -> bool {
+        matches!(self, Op::PathParam | Op::Query | Op::QueryContinuation)
+    }
+
+    /// Reserved characters pass through expansion unencoded.
+    fn allows_reserved(self) -> bool {
+        matches!(self, Op::Reserved | Op::Fragment)
+    }
+
+    /// Characters that cannot occur anywhere in this expression's part of a URI: reserved
+    /// ones, except where the operator itself writes them (prefix, separator, `=`).
+    fn stops_at(self, c: char) -> bool {
+        if self.allows_reserved() || !is_reserved(c) {
+            return false;
+        }
+        let structure =
+            self.prefix().starts_with(c) || c == self.separator() || (self.named() && c == '=');
+        !structure
+    }
+
+    /// Whether a value may itself contain the separator, so that extra pieces belong to the
+    /// last variable: `,` is reserved, `.` unreserved.
+    fn value_may_hold_separator(self) -> bool {
+        matches!(self, Op::Reserved | Op::Fragment | Op::Label)
+    }
+}
+
+/// Why a template does not parse: the character position (0-based) and what is wrong there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParseError {
+    pub(crate) position: usize,
+    pub(crate) reason: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "at position {}: {}", self.position, self.reason)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+fn error(position: usize, reason: impl Into<String>) -> ParseError {
+    ParseError {
+        position,
+        reason: reason.into(),
+    }
+}
+
+impl UriTemplate {
+    /// Parses `text`; the error names the position of the first mistake.
+    pub(crate) fn parse(text: &str) -> Result<Self, ParseError> {
+        let chars: Vec<char> = text.chars().collect();
+        let mut parts = Vec::new();
+        let mut literal = String::new();
+        let mut i = 0;
+        while i < chars.len() {
+            match chars[i] {
+                '}' => return Err(error(i, "`}` without a matching `{`")),
+                '{' => {
+                    let open = i;
+                    let close = (open + 1..chars.len())
+                        .find(|&j| chars[j] == '}' || chars[j] == '{')
+                        .filter(|&j| chars[j] == '}')
+                        .ok_or_else(|| {
+                            error(open, "the expression opened here has no closing `}`")
+                        })?;
+                    if !literal.is_empty() {
+                        parts.push(Part::Literal(std::mem::take(&mut literal)));
+                    }
+                    parts.push(expression(&chars[open + 1..close], open + 1)?);
+                    i = close + 1;
+                }
+                c => {
+                    literal.push(c);
+                    i += 1;
+                }
+            }
+        }
+        if !literal.is_empty() {
+            parts.push(Part::Literal(literal));
+        }
+        Ok(UriTemplate { parts })
+    }
+
+    /// The variable names, each once, in order of first appearance.
+    #[allow(
+        dead_code,
+        reason = "for completion/complete and the app's template checks"
+    )]
+    pub(crate) fn variables(&self) -> Vec<&str> {
+        let mut seen = HashSet::new();
+        self.expressions()
+            .flat_map(|(_, vars)| vars.iter().map(String::as_str))
+            .filter(|v| seen.insert(*v))
+            .collect()
+    }
+
+    fn expressions(&self) -> impl Iterator<Item = (Op, &[String])> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Expression { op, vars } => Some((*op, vars.as_slice())),
+            Part::Literal(_) => None,
+        })
+    }
+
+    /// The URI for these values (RFC 6570 section 3); a variable without a value is undefined.
+    #[allow(dead_code, reason = "the inverse of `matches`, for tests and the app")]
+    pub(crate) fn expand(&self, values: &BTreeMap<String, String>) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            match part {
+                Part::Literal(text) => out.push_str(text),
+                Part::Expression { op, vars } => {
+                    let defined: Vec<(&String, &String)> = vars
+                        .iter()
+                        .filter_map(|name| values.get(name).map(|value| (name, value)))
+                        .collect();
+                    for (n, (name, value)) in defined.into_iter().enumerate() {
+                        if n == 0 {
+                            out.push_str(op.prefix());
+                        } else {
+                            out.push(op.separator());
+                        }
+                        if op.named() {
+                            out.push_str(name);
+                            // `;name` but `?name=` for an empty value (RFC 6570 section 3.2.1).
+                            if value.is_empty() && *op == Op::PathParam {
+                                continue;
+                            }
+                            out.push('=');
+                        }
+                        encode(&mut out, value, op.allows_reserved());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The variables of `uri` if it is an expansion of this template, percent-decoded; an
+    /// optional variable that the URI leaves out (`{?q}`) is absent from the map.
+    pub(crate) fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
+        let mut names = HashSet::new();
+        // Remembering dead ends is only sound when no variable appears twice: otherwise
+        // whether the rest matches depends on the values bound so far.
+        let memo = self
+            .expressions()
+            .flat_map(|(_, vars)| vars.iter())
+            .all(|v| names.insert(v.as_str()));
+        let mut matcher = Matcher {
+            parts: &self.parts,
+            uri,
+            memo,
+            dead_ends: HashSet::new(),
+        };
+        let mut values = BTreeMap::new();
+        matcher.from(0, 0, &mut values).then_some(values)
+    }
+}
+
+/// One `{...}`: `body` is what lies between the braces, starting at `offset` in the template.
+fn expression(body: &[char], offset: usize) -> Result<Part, ParseError> {
+    let Some(&first) = body.first() else {
+        return Err(error(offset - 1, "empty expression `{}`"));
+    };
+    if matches!(first, '=' | ',' | '!' | '@' | '|') {
+        return Err(error(
+            offset,
+            format!("operator `{first}` is reserved by RFC 6570 for future extensions"),
+        ));
+    }
+    let (op, start) = match Op::from_char(first) {
+        Some(op) => (op, 1),
+        None => (Op::Simple, 0),
+    };
+    let mut vars = Vec::new();
+    let mut begin = start;
+    for end in start..=body.len() {
+        if end < body.len() && body[end] != ',' {
+            continue;
+        }
+        vars.push(varname(&body[begin..end], offset + begin)?);
+        begin = end + 1;
+    }
+    Ok(Part::Expression { op, vars })
+}
+
+fn varname(name: &[char], offset: usize) -> Result<String, ParseError> {
+    if name.is_empty() {
+        return Err(error(offset, "missing variable name"));
+    }
+    for (i, &c) in name.iter().enumerate() {
+        let at = offset + i;
+        match c {
+            '*' => {
+                return Err(error(
+                    at,
+                    "the explode modifier `*` is RFC 6570 level 4, which is not supported",
+                ));
+            }
+            ':' => {
+                return Err(error(
+                    at,
+                    "the prefix modifier `:` is RFC 6570 level 4, which is not supported",
+                ));
+            }
+            '%' => {
+                let hex = |k: usize| name.get(k).is_some_and(char::is_ascii_hexdigit);
+                if !(hex(i + 1) && hex(i + 2)) {
+                    return Err(error(at, "`%` in a variable name must start a %XX escape"));
+                }
+            }
+            '.' if i == 0 || i + 1 == name.len() || name[i - 1] == '.' => {
+                return Err(error(
+                    at,
+                    "`.` in a variable name must sit between other characters",
+                ));
+            }
+            c if c.is_ascii_alphanumeric() || c == '_' || c == '.' => {}
+            c => {
+                return Err(error(
+                    at,
+                    format!(
+                        "{c:?} is not allowed in a variable name (letters, digits, `_`, `.`, %XX)"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(name.iter().collect())
+}
+
+fn is_unreserved(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~')
+}
+
+fn is_reserved(c: char) -> bool {
+    matches!(
+        c,
+        ':' | '/'
+            | '?'
+            | '#'
+            | '['
+            | ']'
+            | '@'
+            | '!'
+            | '$'
+            | '&'
+            | '\''
+            | '('
+            | ')'
+            | '*'
+            | '+'
+            | ','
+            | ';'
+            | '='
+    )
+}
+
+fn encode(out: &mut String, value: &str, allow_reserved: bool) {
+    let chars: Vec<char> = value.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let escape = allow_reserved
+            && c == '%'
+            && chars.get(i + 1).is_some_and(char::is_ascii_hexdigit)
+            && chars.get(i + 2).is_some_and(char::is_ascii_hexdigit);
+        if escape {
+            out.extend(&chars[i..i + 3]);
+            i += 3;
+            continue;
+        }
+        if is_unreserved(c) || (allow_reserved && is_reserved(c)) {
+            out.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            for byte in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{byte:02X}"));
+            }
+        }
+        i += 1;
+    }
+}
+
+/// Percent-decodes `text`; a `%` that starts no escape stays as it is, and bytes that are
+/// not UTF-8 become U+FFFD.
+fn decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |k: usize| {
+            bytes
+                .get(k)
+                .and_then(|b| char::from(*b).to_digit(16))
+                .map(|d| d as u8)
+        };
+        match (bytes[i], hex(i + 1), hex(i + 2)) {
+            (b'%', Some(high), Some(low)) => {
+                out.push(high << 4 | low);
+                i += 3;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A backtracking match of the parts against one URI.
+struct Matcher<'a> {
+    parts: &'a [Part],
+    uri: &'a str,
+    memo: bool,
+    /// `(part, byte offset)` pairs from which the rest cannot match.
+    dead_ends: HashSet<(usize, usize)>,
+}
+
+impl Matcher<'_> {
+    fn from(&mut self, part: usize, pos: usize, values: &mut BTreeMap<String, String>) -> bool {
+        if part == self.parts.len() {
+            return pos == self.uri.len();
+        }
+        if self.memo && self.dead_ends.contains(&(part, pos)) {
+            return false;
+        }
+        let matched = match &self.parts[part] {
+            Part::Literal(text) => {
+                self.uri[pos..].starts_with(text.as_str())
+                    && self.from(part + 1, pos + text.len(), values)
+            }
+            Part::Expression { op, vars } => self.expression(part, pos, *op, vars, values),
+        };
+        if !matched && self.memo {
+            self.dead_ends.insert((part, pos));
+        }
+        matched
+    }
+
+    fn expression(
+        &mut self,
+        part: usize,
+        pos: usize,
+        op: Op,
+        vars: &[String],
+        values: &mut BTreeMap<String, String>,
+    ) -> bool {
+        let rest = &self.uri[pos..];
+        let longest = pos + rest.find(|c| op.stops_at(c)).unwrap_or(rest.len());
+        let last = part + 1 == self.parts.len();
+        let next_literal = match self.parts.get(part + 1) {
+            Some(Part::Literal(text)) => Some(text.as_str()),
+            _ => None,
+        };
+        // Longest first: `{+path}` takes as much as the rest of the template allows.
+        for end in (pos..=longest).rev() {
+            if !self.uri.is_char_boundary(end) || (last && end != self.uri.len()) {
+                continue;
+            }
+            // Cheap before binding: the literal that follows must start here.
+            if next_literal.is_some_and(|text| !self.uri[end..].starts_with(text)) {
+                continue;
+            }
+            let Some(bound) = bind(op, vars, &self.uri[pos..end]) else {
+                continue;
+            };
+            let before = values.clone();
+            let consistent = bound
+                .into_iter()
+                .all(|(name, value)| match values.get(&name) {
+                    Some(existing) => *existing == value,
+                    None => {
+                        values.insert(name, value);
+                        true
+                    }
+                });
+            if consistent && self.from(part + 1, end, values) {
+                return true;
+            }
+            *values = before;
+        }
+        false
+    }
+}
+
+/// The variables one expression's part of the URI (`text`) gives, if it could have produced
+/// it.
+fn bind(op: Op, vars: &[String], text: &str) -> Option<Vec<(String, String)>> {
+    if text.is_empty() {
+        // Every variable undefined; simple and reserved expressions must match something.
+        return (!op.prefix().is_empty()).then(Vec::new);
+    }
+    let body = text.strip_prefix(op.prefix())?;
+    let separator = op.separator();
+    if op.named() {
+        let mut bound: Vec<(String, String)> = Vec::new();
+        for piece in body.split(separator) {
+            let (name, value) = piece.split_once('=').unwrap_or((piece, ""));
+            let known = vars.iter().any(|v| v == name);
+            if !known || value.contains(is_reserved) || bound.iter().any(|(n, _)| n == name) {
+                return None;
+            }
+            bound.push((name.to_string(), decode(value)));
+        }
+        return Some(bound);
+    }
+    let mut pieces: Vec<&str> = body.split(separator).collect();
+    if pieces.len() > vars.len() {
+        if !op.value_may_hold_separator() {
+            return None;
+        }
+        let tail = body
+            .splitn(vars.len(), separator)
+            .last()
+            .unwrap_or_default();
+        pieces.truncate(vars.len() - 1);
+        pieces.push(tail);
+    }
+    Some(
+        vars.iter()
+            .zip(pieces)
+            .map(|(name, piece)| (name.clone(), decode(piece)))
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn template(text: &str) -> UriTemplate {
+        UriTemplate::parse(text).unwrap_or_else(|e| panic!("{text} should parse: {e}"))
+    }
+
+    fn vars(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_reserved_path_takes_every_remaining_segment() {
+        let t = template("file:///{+path}");
+        assert_eq!(
+            t.matches("file:///project/src/main.rs"),
+            Some(vars(&[("path", "project/src/main.rs")]))
+        );
+        assert_eq!(t.matches("file:///"), None, "an empty path names nothing");
+        assert_eq!(t.matches("http://example.com/a"), None);
+    }
+
+    #[test]
+    fn a_simple_variable_is_one_segment() {
+        let t = template("test://template/{id}/data");
+        assert_eq!(
+            t.matches("test://template/123/data"),
+            Some(vars(&[("id", "123")]))
+        );
+        assert_eq!(t.matches("test://template/1/2/data"), None);
+        assert_eq!(t.matches("test://template//data"), None);
+        assert_eq!(t.matches("test://template/123/data/more"), None);
+        assert_eq!(t.matches("test://template/123"), None);
+    }
+
+    #[test]
+    fn several_variables_in_a_template_and_in_one_expression() {
+        let t = template("db://{schema}/{table}/rows{?limit,offset}");
+        assert_eq!(
+            t.matches("db://public/users/rows?limit=10&offset=20"),
+            Some(vars(&[
+                ("schema", "public"),
+                ("table", "users"),
+                ("limit", "10"),
+                ("offset", "20")
+            ]))
+        );
+        assert_eq!(
+            t.matches("db://public/users/rows"),
+            Some(vars(&[("schema", "public"), ("table", "users")])),
+            "query variables are optional"
+        );
+        assert_eq!(t.matches("db://public/users/rows?page=2"), None);
+
+        let pair = template("map://{x,y}");
+        assert_eq!(
+            pair.matches("map://3,4"),
+            Some(vars(&[("x", "3"), ("y", "4")]))
+        );
+        assert_eq!(pair.expand(&vars(&[("x", "3"), ("y", "4")])), "map://3,4");
+    }
+
+    #[test]
+    fn values_are_percent_decoded() {
+        let t = template("test://notes/{title}");
+        assert_eq!(
+            t.matches("test://notes/hello%20world%2Fbye%C3%A9"),
+            Some(vars(&[("title", "hello world/byeé")]))
+        );
+        assert_eq!(
+            t.matches("test://notes/100%"),
+            Some(vars(&[("title", "100%")])),
+            "a stray % stays as it is"
+        );
+    }
+
+    #[test]
+    fn a_fragment_and_other_operators_match_their_prefixes() {
+        let t = template("doc://{name}{#section}");
+        assert_eq!(
+            t.matches("doc://guide#intro/part"),
+            Some(vars(&[("name", "guide"), ("section", "intro/part")]))
+        );
+        assert_eq!(t.matches("doc://guide"), Some(vars(&[("name", "guide")])));
+
+        let path = template("api://v1{/resource,id}{;format}");
+        assert_eq!(
+            path.matches("api://v1/users/42;format=json"),
+            Some(vars(&[
+                ("resource", "users"),
+                ("id", "42"),
+                ("format", "json")
+            ]))
+        );
+    }
+
+    #[test]
+    fn expansion_encodes_by_operator() {
+        let values = vars(&[("path", "a b/c"), ("q", ""), ("name", "x")]);
+        assert_eq!(
+            template("file:///{path}").expand(&values),
+            "file:///a%20b%2Fc"
+        );
+        assert_eq!(
+            template("file:///{+path}").expand(&values),
+            "file:///a%20b/c"
+        );
+        assert_eq!(template("x:{#path}").expand(&values), "x:#a%20b/c");
+        assert_eq!(
+            template("x:/{name}{?q,name,missing}").expand(&values),
+            "x:/x?q=&name=x"
+        );
+        assert_eq!(template("x:{;q,name}").expand(&values), "x:;q;name=x");
+        assert_eq!(template("x:{.name}{/name}").expand(&values), "x:.x/x");
+        assert_eq!(template("x:{missing}").expand(&values), "x:");
+    }
+
+    #[test]
+    fn expanding_then_matching_gives_the_values_back() {
+        let t = template("file:///{+root}/notes/{title}{?tag}");
+        let values = vars(&[("root", "home/ann"), ("title", "to do: 1€"), ("tag", "a&b")]);
+        let uri = t.expand(&values);
+        assert_eq!(t.matches(&uri), Some(values));
+    }
+
+    #[test]
+    fn a_repeated_variable_must_have_one_value() {
+        let t = template("test://{id}/copy/{id}");
+        assert_eq!(t.matches("test://7/copy/7"), Some(vars(&[("id", "7")])));
+        assert_eq!(t.matches("test://7/copy/8"), None);
+    }
+
+    #[test]
+    fn malformed_templates_name_the_position() {
+        let cases = [
+            ("test://template/{id/data", 16, "no closing"),
+            ("test://{a{b}}", 7, "no closing"),
+            ("test://a}", 8, "without a matching"),
+            ("test://{}", 7, "empty expression"),
+            ("test://{=x}", 8, "reserved"),
+            ("test://{x,}", 10, "missing variable name"),
+            ("test://{list*}", 12, "explode"),
+            ("test://{name:3}", 12, "prefix"),
+            ("test://{na-me}", 10, "'-' is not allowed"),
+        ];
+        for (text, position, reason) in cases {
+            let err = UriTemplate::parse(text).expect_err(text);
+            assert_eq!(err.position, position, "{text}: {err}");
+            assert!(err.to_string().contains(reason), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn variables_are_listed_once_in_order() {
+        assert_eq!(
+            template("x://{a}/{+b}{?c,a}").variables(),
+            vec!["a", "b", "c"]
+        );
+        assert!(template("test://static").variables().is_empty());
+    }
+
+    #[test]
+    fn a_template_without_expressions_matches_only_itself() {
+        let t = template("test://static-text");
+        assert_eq!(t.matches("test://static-text"), Some(BTreeMap::new()));
+        assert_eq!(t.matches("test://static-text2"), None);
+    }
+}

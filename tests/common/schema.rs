@@ -1,0 +1,317 @@
+//! Checks that what a decoy sent validates against the MCP 2025-11-25 JSON schema shipped in
+//! `schema/`: every response to a client request (envelope and the result type of its
+//! method), every notification or request the server pushed to the client, and every JSON
+//! error body the transport sent without an `mcp` record.
+//!
+//! Validators are compiled once per test binary, one per schema definition, so calling the
+//! check at the end of every test costs a lookup and a validation per message.
+
+#![allow(
+    dead_code,
+    reason = "each test binary compiles this module and uses only part of it"
+)]
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+
+use jsonschema::Validator;
+use mcp_decoy::log::{Direction, Entry, Log, RpcKind, RpcMessage};
+use serde_json::Value;
+
+/// The schema the decoy ships, byte-identical to the specification's `schema.json`.
+const MCP_2025_11_25: &str = include_str!("../../schema/mcp-2025-11-25.json");
+
+static ROOT: LazyLock<Value> = LazyLock::new(|| {
+    serde_json::from_str(MCP_2025_11_25).expect("schema/mcp-2025-11-25.json is not JSON")
+});
+
+static VALIDATORS: LazyLock<Mutex<HashMap<String, Arc<Validator>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The compiled validator of `#/$defs/<definition>`, compiled on first use.
+fn validator(definition: &str) -> Arc<Validator> {
+    // A test that panicked elsewhere cannot leave the map half-written: inserts are atomic.
+    let mut validators = VALIDATORS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(validator) = validators.get(definition) {
+        return validator.clone();
+    }
+    assert!(
+        ROOT["$defs"].get(definition).is_some(),
+        "the MCP schema has no definition named {definition}"
+    );
+    // The whole document with a root `$ref`, so the definition's own `$ref`s resolve.
+    let mut root = ROOT.clone();
+    root["$ref"] = Value::String(format!("#/$defs/{definition}"));
+    let validator = jsonschema::validator_for(&root)
+        .unwrap_or_else(|e| panic!("the MCP schema's {definition} does not compile: {e}"));
+    let validator = Arc::new(validator);
+    validators.insert(definition.to_string(), validator.clone());
+    validator
+}
+
+/// Every way `value` breaks the schema definition `definition` (a name under `$defs`, such as
+/// `CallToolResult`), as `at <instance path>: <error>` lines; empty when it is valid.
+///
+/// Panics if the schema has no such definition.
+pub fn validate_message(definition: &str, value: &Value) -> Vec<String> {
+    validator(definition)
+        .iter_errors(value)
+        .map(|error| {
+            let at = error.instance_path().to_string();
+            let at = if at.is_empty() { "/".to_string() } else { at };
+            format!("at {at}: {error}")
+        })
+        .collect()
+}
+
+/// The result definition a client request's method is answered with.
+pub fn result_definition(method: &str) -> &'static str {
+    match method {
+        "initialize" => "InitializeResult",
+        "tools/list" => "ListToolsResult",
+        "tools/call" => "CallToolResult",
+        "resources/list" => "ListResourcesResult",
+        "resources/templates/list" => "ListResourceTemplatesResult",
+        "resources/read" => "ReadResourceResult",
+        "prompts/list" => "ListPromptsResult",
+        "prompts/get" => "GetPromptResult",
+        "completion/complete" => "CompleteResult",
+        "tasks/get" => "GetTaskResult",
+        "tasks/result" => "GetTaskPayloadResult",
+        "tasks/cancel" => "CancelTaskResult",
+        "tasks/list" => "ListTasksResult",
+        "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe" => {
+            "EmptyResult"
+        }
+        // A method the schema does not know can only be answered with an error; if it was
+        // answered with a result, the least the result must be is a `Result`.
+        _ => "Result",
+    }
+}
+
+/// The member of the union `union` (`ServerNotification`, `ServerRequest`) whose `method`
+/// is `method`, read from the schema itself so a new revision's members are found too.
+fn union_member(union: &str, method: &str) -> Option<String> {
+    ROOT["$defs"][union]["anyOf"]
+        .as_array()?
+        .iter()
+        .filter_map(|member| member["$ref"].as_str()?.strip_prefix("#/$defs/"))
+        .find(|name| ROOT["$defs"][*name]["properties"]["method"]["const"] == method)
+        .map(str::to_string)
+}
+
+/// What was wrong with one message, for the panic report.
+struct Broken {
+    record: u64,
+    what: String,
+    problems: Vec<String>,
+}
+
+/// The problems of the response the server sent to a client message.
+fn response_problems(message: &RpcMessage, response: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    if response.get("error").is_some() {
+        problems.extend(validate_message("JSONRPCErrorResponse", response));
+    } else if let Some(result) = response.get("result") {
+        problems.extend(validate_message("JSONRPCResultResponse", response));
+        let definition = result_definition(message.method.as_deref().unwrap_or_default());
+        problems.extend(
+            validate_message(definition, result)
+                .into_iter()
+                .map(|p| format!("result as {definition}: {p}")),
+        );
+    } else {
+        problems.extend(validate_message("JSONRPCResponse", response));
+    }
+    // Not a schema rule but the point of an id (2025-11-25 basic/index.mdx "Responses"): a
+    // response names the request it answers. An error may have no id: the transport refuses
+    // a whole POST (a batch, say) with one "error response that has no `id`"
+    // (basic/transports.mdx "Sending Messages to the Server"), and each request's record
+    // keeps that refusal.
+    let id = response.get("id");
+    if message.kind == RpcKind::Request && id.is_some() && id != message.rpc_id() {
+        problems.push(format!(
+            "the response's id {} is not the request's id {}",
+            id.unwrap_or(&Value::Null),
+            message.rpc_id().unwrap_or(&Value::Null)
+        ));
+    }
+    problems
+}
+
+/// The problems of one JSON-RPC message the server sent as an HTTP body.
+fn body_problems(message: &Value) -> Vec<String> {
+    let definition = if message.get("error").is_some() {
+        "JSONRPCErrorResponse"
+    } else if message.get("result").is_some() {
+        "JSONRPCResultResponse"
+    } else {
+        "JSONRPCMessage"
+    };
+    validate_message(definition, message)
+}
+
+/// The problems of a notification or request the server pushed to the client.
+fn pushed_problems(message: &RpcMessage) -> Vec<String> {
+    let method = message.method.as_deref().unwrap_or_default();
+    let (envelope, union) = match message.kind {
+        RpcKind::Request => ("JSONRPCRequest", "ServerRequest"),
+        RpcKind::Notification => ("JSONRPCNotification", "ServerNotification"),
+        // The capture records no other kind from the server (its responses sit on the
+        // requests' records); should it ever, the envelope is all there is to check.
+        RpcKind::Response | RpcKind::Invalid => {
+            return validate_message("JSONRPCMessage", &message.message);
+        }
+    };
+    let mut problems = validate_message(envelope, &message.message);
+    match union_member(union, method) {
+        Some(definition) => problems.extend(
+            validate_message(&definition, &message.message)
+                .into_iter()
+                .map(|p| format!("as {definition}: {p}")),
+        ),
+        None => {
+            problems.push(format!(
+                "no {union} in the schema has the method {method:?}"
+            ));
+        }
+    }
+    problems
+}
+
+/// Each message the server sent in `log` that breaks the schema, with its problems.
+fn mcp_problems(log: &Log) -> Vec<Broken> {
+    let mut invalid = Vec::new();
+    for record in log.records() {
+        let Entry::Mcp(message) = &record.entry else {
+            continue;
+        };
+        let problems = match message.direction {
+            Direction::ClientToServer => match &message.response {
+                Some(response) => response_problems(message, response),
+                None => continue,
+            },
+            Direction::ServerToClient => pushed_problems(message),
+        };
+        if problems.is_empty() {
+            continue;
+        }
+        let method = message.method.as_deref().unwrap_or("an invalid message");
+        let name = message
+            .name
+            .as_deref()
+            .map(|name| format!(" {name}"))
+            .unwrap_or_default();
+        let what = match message.direction {
+            Direction::ClientToServer => format!(
+                "the response to {method}{name}: {}",
+                message.response.as_ref().unwrap_or(&Value::Null)
+            ),
+            Direction::ServerToClient => format!(
+                "the server's {:?} {method}: {}",
+                message.kind, message.message
+            ),
+        };
+        invalid.push(Broken {
+            record: record.id,
+            what,
+            problems,
+        });
+    }
+    invalid
+}
+
+/// Each JSON response body on the `http` layer that is not a JSON-RPC message, skipping the
+/// exchanges whose answers `mcp` records hold (they are checked there, by method).
+fn http_problems(log: &Log) -> Vec<Broken> {
+    let answered: HashSet<u64> = log
+        .records()
+        .iter()
+        .filter_map(|record| match &record.entry {
+            Entry::Mcp(m) if m.direction == Direction::ClientToServer && m.response.is_some() => {
+                m.carried_by
+            }
+            _ => None,
+        })
+        .collect();
+    let mut invalid = Vec::new();
+    for record in log.records() {
+        let Entry::Http(exchange) = &record.entry else {
+            continue;
+        };
+        let json = exchange
+            .response_header("content-type")
+            .is_some_and(|t| t.starts_with("application/json"));
+        if !json || answered.contains(&record.id) {
+            continue;
+        }
+        let Some(body) = exchange.response_body.as_ref() else {
+            continue;
+        };
+        let messages = match body {
+            Value::Array(batch) => batch.iter().collect(),
+            single => vec![single],
+        };
+        for message in messages {
+            let problems = body_problems(message);
+            if !problems.is_empty() {
+                invalid.push(Broken {
+                    record: record.id,
+                    what: format!(
+                        "the body of {} {} → {}: {message}",
+                        exchange.method,
+                        exchange.path,
+                        exchange.status.unwrap_or_default()
+                    ),
+                    problems,
+                });
+            }
+        }
+    }
+    invalid
+}
+
+/// Panics with one entry per message (record id, what it was, each instance path and
+/// error) unless `invalid` is empty.
+fn report(invalid: &[Broken]) {
+    if invalid.is_empty() {
+        return;
+    }
+    let mut report = format!(
+        "{} server message(s) break the MCP 2025-11-25 schema:\n",
+        invalid.len()
+    );
+    for message in invalid {
+        let _ = writeln!(report, "- record {}: {}", message.record, message.what);
+        for problem in &message.problems {
+            let _ = writeln!(report, "    {problem}");
+        }
+    }
+    panic!("{report}");
+}
+
+/// Panics, listing each message, unless everything the server sent in `log` validates
+/// against the MCP 2025-11-25 schema:
+/// - the response to each client request or invalid message: a `JSONRPCResultResponse`
+///   (whose `result` is also checked against the method's result type, e.g. `tools/call` →
+///   `CallToolResult`) or a `JSONRPCErrorResponse`, with the request's id (or none, for a
+///   refusal of the whole POST);
+/// - each notification the server sent: its `ServerNotification` member by method;
+/// - each request the server sent: its `ServerRequest` member by method;
+/// - each JSON body of an HTTP exchange that no `mcp` record answers (parse errors, refused
+///   headers, oversized bodies), as in [`assert_http_bodies_are_json_rpc`].
+///
+/// Pending and cancelled requests have no response and are skipped.
+pub fn assert_server_messages_valid(log: &Log) {
+    let mut invalid = mcp_problems(log);
+    invalid.extend(http_problems(log));
+    report(&invalid);
+}
+
+/// Panics, listing each exchange, unless every JSON body the server answered on the `http`
+/// layer without an `mcp` record holding it is a JSON-RPC message (or a batch of them):
+/// the errors the transport sends before any method runs.
+pub fn assert_http_bodies_are_json_rpc(log: &Log) {
+    report(&http_problems(log));
+}
