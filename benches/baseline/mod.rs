@@ -101,7 +101,7 @@ async fn handle(body: Bytes) -> Response {
         Some("initialize") => {
             let result = json!({
                 "protocolVersion": "2025-11-25",
-                "capabilities": { "tools": { "listChanged": true } },
+                "capabilities": { "tools": { "listChanged": true }, "logging": {}, "completions": {} },
                 "serverInfo": { "name": "mcp-decoy", "version": env!("CARGO_PKG_VERSION") },
             });
             let mut response =
