@@ -21,19 +21,26 @@ static CALL_TOOL_RESULT: LazyLock<Option<jsonschema::Validator>> =
 
 /// Every way `value` breaks the spec's `CallToolResult`, as `at <pointer>: <reason>` lines.
 pub(crate) fn call_tool_result_problems(value: &Value) -> Vec<String> {
-    let Some(validator) = CALL_TOOL_RESULT.as_ref() else {
+    match CALL_TOOL_RESULT.as_ref() {
+        Some(validator) => problems(validator, value),
         // The shipped schema is ours and covered by a test; if it ever fails to compile, fail
         // loudly on the result instead of letting anything through.
-        return vec!["the bundled MCP schema failed to compile".into()];
-    };
+        None => vec!["the bundled MCP schema failed to compile".into()],
+    }
+}
+
+/// Every way `value` breaks `validator`, one `at <pointer>: <reason>` line each.
+pub(crate) fn problems(validator: &jsonschema::Validator, value: &Value) -> Vec<String> {
     validator
         .iter_errors(value)
-        .map(|error| {
-            let at = error.instance_path().to_string();
-            let at = if at.is_empty() { "/".to_string() } else { at };
-            format!("at {at}: {error}")
-        })
+        .map(|error| located(&error))
         .collect()
+}
+
+/// `at <pointer>: <reason>`, with `/` for the root.
+pub(crate) fn located(error: &jsonschema::ValidationError<'_>) -> String {
+    let at = error.instance_path().to_string();
+    format!("at {}: {error}", if at.is_empty() { "/" } else { &at })
 }
 
 /// Compiled definitions by name; the names come from our code, so the map stays small.
@@ -50,20 +57,13 @@ pub(crate) fn definition_problems(name: &str, value: &Value) -> Vec<String> {
             .or_insert_with(|| definition_validator(name).map(Arc::new))
             .clone()
     };
-    let Some(validator) = validator else {
+    match validator {
+        Some(validator) => problems(&validator, value),
         // Fail loudly rather than let an unchecked result through.
-        return vec![format!(
+        None => vec![format!(
             "the bundled MCP schema has no definition `{name}`, or it failed to compile"
-        )];
-    };
-    validator
-        .iter_errors(value)
-        .map(|error| {
-            let at = error.instance_path().to_string();
-            let at = if at.is_empty() { "/".to_string() } else { at };
-            format!("at {at}: {error}")
-        })
-        .collect()
+        )],
+    }
 }
 
 #[cfg(test)]

@@ -83,15 +83,9 @@ fn structured(output: &mut Value, validator: &jsonschema::Validator) -> Option<V
             "the tool has an outputSchema, so the result must have `structuredContent`".into(),
         ]);
     };
-    let problems: Vec<String> = validator
-        .iter_errors(&content)
-        .map(|e| {
-            let at = e.instance_path().to_string();
-            format!(
-                "structuredContent does not match the outputSchema: at {}: {e}",
-                if at.is_empty() { "/" } else { &at }
-            )
-        })
+    let problems: Vec<String> = schema::problems(validator, &content)
+        .into_iter()
+        .map(|p| format!("structuredContent does not match the outputSchema: {p}"))
         .collect();
     if !problems.is_empty() {
         return Some(problems);

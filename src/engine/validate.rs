@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::catalog::Item;
+use super::schema;
 use super::template;
 use super::uri_template::UriTemplate;
 use crate::error::{Error, ItemKind};
@@ -322,10 +323,7 @@ fn schema(tool: &str, field: &'static str, schema: &Value) -> Result<(), Error> 
     let meta = jsonschema::meta::validator_for(schema).map_err(|e| invalid(e.to_string()))?;
     let problems: Vec<String> = meta
         .iter_errors(schema)
-        .map(|e| {
-            let at = e.instance_path().to_string();
-            format!("at {}: {e}", if at.is_empty() { "/" } else { &at })
-        })
+        .map(|e| schema::located(&e))
         .collect();
     if problems.is_empty() {
         Ok(())
