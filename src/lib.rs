@@ -61,6 +61,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations)]
 
+#[cfg(feature = "decoy-cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "decoy-cli")))]
+pub mod cli;
 mod engine;
 mod error;
 mod fixture;

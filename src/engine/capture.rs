@@ -48,19 +48,22 @@ pub(crate) async fn exchange(
         Some(length) if length > limit as u64 => None,
         _ => axum::body::to_bytes(body, limit).await.ok(),
     };
-    let id = engine.log.push(Entry::Http(HttpExchange {
-        kind: HttpKind::Exchange,
-        method: parts.method.to_string(),
-        path: parts.uri.path().to_string(),
-        query: parts.uri.query().map(str::to_string),
-        request_headers: header_list(&parts.headers),
-        request_body: bytes.as_ref().and_then(captured_body),
-        status: None,
-        response_headers: Vec::new(),
-        response_body: None,
-        duration_ms: None,
-        stream_of: None,
-    }));
+    let id = engine.log.push_from(
+        engine.source,
+        Entry::Http(HttpExchange {
+            kind: HttpKind::Exchange,
+            method: parts.method.to_string(),
+            path: parts.uri.path().to_string(),
+            query: parts.uri.query().map(str::to_string),
+            request_headers: header_list(&parts.headers),
+            request_body: bytes.as_ref().and_then(captured_body),
+            status: None,
+            response_headers: Vec::new(),
+            response_body: None,
+            duration_ms: None,
+            stream_of: None,
+        }),
+    );
     let response = match bytes {
         Some(bytes) => {
             parts.extensions.insert(ExchangeId(id));
@@ -121,19 +124,22 @@ impl Drop for StreamEnd {
     fn drop(&mut self) {
         let opened = self.engine.log.request_line(self.of);
         let (method, path) = opened.unwrap_or_default();
-        self.engine.log.push(Entry::Http(HttpExchange {
-            kind: HttpKind::StreamEnd,
-            method,
-            path,
-            query: None,
-            request_headers: Vec::new(),
-            request_body: None,
-            status: None,
-            response_headers: Vec::new(),
-            response_body: None,
-            duration_ms: Some(millis(self.started)),
-            stream_of: Some(self.of),
-        }));
+        self.engine.log.push_from(
+            self.engine.source,
+            Entry::Http(HttpExchange {
+                kind: HttpKind::StreamEnd,
+                method,
+                path,
+                query: None,
+                request_headers: Vec::new(),
+                request_body: None,
+                status: None,
+                response_headers: Vec::new(),
+                response_body: None,
+                duration_ms: Some(millis(self.started)),
+                stream_of: Some(self.of),
+            }),
+        );
     }
 }
 
@@ -212,23 +218,26 @@ pub(crate) fn arrived(engine: &Engine, arrival: Arrival<'_>) -> u64 {
         .and_then(|p| p.get("name").or_else(|| p.get("uri")))
         .and_then(Value::as_str)
         .map(str::to_string);
-    engine.log.push(Entry::Mcp(RpcMessage {
-        kind: arrival.kind,
-        direction: Direction::ClientToServer,
-        method: arrival.method.map(str::to_string),
-        name,
-        session: arrival
-            .session
-            .map(|s| s.id.clone())
-            .or_else(|| arrival.named_session.map(str::to_string)),
-        protocol_version: arrival.session.map(|s| s.version.as_str().to_string()),
-        era: Some(Era::Legacy),
-        carried_by: arrival.exchange.map(|e| e.0),
-        message: arrival.message,
-        response: None,
-        duration_ms: None,
-        cancelled: false,
-    }))
+    engine.log.push_from(
+        engine.source,
+        Entry::Mcp(RpcMessage {
+            kind: arrival.kind,
+            direction: Direction::ClientToServer,
+            method: arrival.method.map(str::to_string),
+            name,
+            session: arrival
+                .session
+                .map(|s| s.id.clone())
+                .or_else(|| arrival.named_session.map(str::to_string)),
+            protocol_version: arrival.session.map(|s| s.version.as_str().to_string()),
+            era: Some(Era::Legacy),
+            carried_by: arrival.exchange.map(|e| e.0),
+            message: arrival.message,
+            response: None,
+            duration_ms: None,
+            cancelled: false,
+        }),
+    )
 }
 
 /// Attaches the response to a request's record; `session` is set when the request opened it.
@@ -284,18 +293,21 @@ pub(crate) fn sent(
     } else {
         RpcKind::Notification
     };
-    engine.log.push(Entry::Mcp(RpcMessage {
-        kind,
-        direction: Direction::ServerToClient,
-        method,
-        name: None,
-        session: Some(session.id.clone()),
-        protocol_version: Some(session.version.as_str().to_string()),
-        era: Some(Era::Legacy),
-        carried_by: exchange.map(|e| e.0),
-        message: message.clone(),
-        response: None,
-        duration_ms: None,
-        cancelled: false,
-    }));
+    engine.log.push_from(
+        engine.source,
+        Entry::Mcp(RpcMessage {
+            kind,
+            direction: Direction::ServerToClient,
+            method,
+            name: None,
+            session: Some(session.id.clone()),
+            protocol_version: Some(session.version.as_str().to_string()),
+            era: Some(Era::Legacy),
+            carried_by: exchange.map(|e| e.0),
+            message: message.clone(),
+            response: None,
+            duration_ms: None,
+            cancelled: false,
+        }),
+    );
 }

@@ -67,6 +67,8 @@ pub(crate) struct Engine {
     pub(crate) catalog: Catalog,
     pub(crate) sessions: Sessions,
     pub(crate) log: Arc<TrafficLog>,
+    /// Tags this server's records in a shared log.
+    pub(crate) source: u64,
     serves_resources: bool,
     serves_prompts: bool,
     validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
@@ -80,6 +82,7 @@ impl Engine {
         limits: Limits,
         allowed_origins: Vec<String>,
         log: Arc<TrafficLog>,
+        source: u64,
     ) -> Result<Arc<Engine>, Error> {
         validate::server(&spec)?;
         if limits.max_body_bytes == 0 {
@@ -105,6 +108,7 @@ impl Engine {
             allowed_origins,
             catalog,
             log,
+            source,
             serves_resources,
             serves_prompts,
             validators: Mutex::default(),
@@ -149,6 +153,18 @@ impl Engine {
 
     /// Whether the server declares the `resources` capability (it started with resources or
     /// resource templates); resource methods answer `-32601` otherwise.
+    /// The server as plain data, with the catalog as it is now (for `servers.json`).
+    #[cfg(feature = "decoy-cli")]
+    pub(crate) fn current_spec(&self) -> ServerSpec {
+        ServerSpec {
+            tools: self.catalog.tools.all(),
+            resources: self.catalog.resources.all(),
+            resource_templates: self.catalog.templates.all(),
+            prompts: self.catalog.prompts.all(),
+            ..self.spec.clone()
+        }
+    }
+
     pub(crate) fn serves_prompts(&self) -> bool {
         self.serves_prompts
     }
@@ -203,8 +219,13 @@ impl Engine {
 
 /// The router of one server: the MCP endpoint at `/mcp`, every exchange captured.
 pub(crate) fn router(engine: Arc<Engine>) -> Router {
+    router_at(engine, "/mcp")
+}
+
+/// The router of one server with its MCP endpoint at `path` (the app uses `/s/NAME/mcp`).
+pub(crate) fn router_at(engine: Arc<Engine>, path: &str) -> Router {
     Router::new()
-        .route("/mcp", post(http::post).get(http::get).delete(http::delete))
+        .route(path, post(http::post).get(http::get).delete(http::delete))
         .layer(axum::middleware::from_fn_with_state(
             engine.clone(),
             capture::exchange,

@@ -52,13 +52,20 @@ impl TrafficLog {
     }
 
     /// Appends a record stamped now and returns its id.
+    #[cfg(test)]
     pub(crate) fn push(&self, entry: Entry) -> u64 {
+        self.push_from(0, entry)
+    }
+
+    /// Appends a record of server `source` stamped now and returns its id.
+    pub(crate) fn push_from(&self, source: u64, entry: Entry) -> u64 {
         let id = {
             let mut ring = self.ring();
             let id = ring.next_id;
             ring.next_id += 1;
             ring.records.push_back(Record {
                 id,
+                source,
                 at: Utc::now(),
                 entry,
             });
@@ -108,6 +115,22 @@ impl TrafficLog {
     /// Deletes every record; ids keep increasing.
     pub fn clear(&self) {
         self.ring().records.clear();
+        self.changed.send_modify(|_| {});
+    }
+
+    /// A copy of the records of server `source`, oldest first.
+    pub(crate) fn records_from(&self, source: u64) -> Vec<Record> {
+        self.ring()
+            .records
+            .iter()
+            .filter(|r| r.source == source)
+            .cloned()
+            .collect()
+    }
+
+    /// Deletes the records of server `source`.
+    pub(crate) fn clear_from(&self, source: u64) {
+        self.ring().records.retain(|r| r.source != source);
         self.changed.send_modify(|_| {});
     }
 

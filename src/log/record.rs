@@ -9,8 +9,11 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Record {
-    /// Increasing per server, never reused; also the cursor of log pagination.
+    /// Increasing per log, never reused; also the cursor of log pagination.
     pub id: u64,
+    /// Which server wrote it, when servers share one log (the app); not serialized.
+    #[serde(skip)]
+    pub(crate) source: u64,
     /// When the exchange or message started.
     pub at: DateTime<Utc>,
     /// What was captured.

@@ -23,6 +23,7 @@ pub fn default_template() -> Value {
 ///
 /// The legacy era (2025-03-26, 2025-06-18, 2025-11-25) opens a session with `initialize`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub enum ProtocolVersion {
     /// `2025-03-26`: the first Streamable HTTP revision; JSON-RPC batches allowed.
@@ -72,6 +73,7 @@ impl std::fmt::Display for ProtocolVersion {
 
 /// How the server answers a POSTed JSON-RPC request.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ResponseMode {
     /// One `application/json` body (the default).
@@ -83,6 +85,7 @@ pub enum ResponseMode {
 
 /// Behavioural hints a client shows or acts on (spec `ToolAnnotations`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolAnnotations {
     /// A display title for the tool.
@@ -110,6 +113,7 @@ impl ToolAnnotations {
 
 /// One tool of a server: what `tools/list` shows and how `tools/call` answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolSpec {
     /// Unique on the server: 1-128 letters, digits, `_`, `-` or `.`.
@@ -215,6 +219,7 @@ impl ToolSpec {
 
 /// Everything that defines one decoy server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ServerSpec {
     /// `serverInfo.name`.
@@ -297,6 +302,7 @@ impl ServerSpec {
 
 /// Limits that keep a server bounded; the defaults suit tests and the app alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Limits {
     /// Largest accepted request body; larger ones get `413`.

@@ -7,6 +7,7 @@ use super::resource::insert_opt;
 
 /// One argument of a prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PromptArgumentSpec {
     /// The argument's name.
@@ -27,6 +28,7 @@ pub struct PromptArgumentSpec {
 
 /// A prompt: listed by `prompts/list`, rendered by `prompts/get`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PromptSpec {
     /// Unique on the server.

@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 /// What reading a static resource returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ResourceBody {
     /// UTF-8 text (spec `TextResourceContents`).
@@ -23,6 +24,7 @@ pub enum ResourceBody {
 
 /// A static resource: listed by `resources/list`, read by `resources/read`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceSpec {
     /// The resource's URI, unique on the server.
@@ -58,6 +60,7 @@ pub struct ResourceSpec {
 /// A family of resources named by an RFC 6570 URI template; `resources/read` of a matching
 /// URI renders `template` with json-e over the matched variables.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceTemplateSpec {
     /// The URI template, e.g. `file:///{+path}` or `test://template/{id}/data`.

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 /// A `notifications/message` severity (spec `LoggingLevel`, RFC 5424 order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum LogLevel {
     /// Detailed debugging information.
@@ -35,6 +36,7 @@ impl LogLevel {
 
 /// The client request an [`Step::Ask`] sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 pub enum AskMethod {
     /// `sampling/createMessage`; needs the client's `sampling` capability.
     #[serde(rename = "sampling/createMessage")]
@@ -66,6 +68,7 @@ fn default_ask_timeout() -> u64 {
 ///
 /// String fields and `data`/`params` are json-e templates over `{args, answers}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(
     tag = "step",
     rename_all = "camelCase",

@@ -1,0 +1,108 @@
+//! One error type for the REST API, answered as RFC 9457 problem details
+//! (`application/problem+json`) that name the field at fault.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+
+/// A REST error: status, title, detail and, when one input is at fault, its name.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// What went wrong, for people.
+    pub detail: String,
+    /// The request field, path parameter or header at fault.
+    pub field: Option<String>,
+    /// Every problem, when there are several (JSON pointer + reason).
+    pub errors: Vec<Value>,
+}
+
+impl ApiError {
+    /// A problem with a status and detail.
+    pub fn new(status: StatusCode, detail: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            detail: detail.into(),
+            field: None,
+            errors: Vec::new(),
+        }
+    }
+
+    /// Names the field at fault.
+    pub fn field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    /// 400 naming the field.
+    pub fn bad_request(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::BAD_REQUEST, detail).field(field)
+    }
+
+    /// 404 for a missing resource.
+    pub fn not_found(detail: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::NOT_FOUND, detail)
+    }
+
+    /// 409 for a name already taken.
+    pub fn conflict(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::CONFLICT, detail).field(field)
+    }
+}
+
+impl From<crate::error::Error> for ApiError {
+    fn from(error: crate::error::Error) -> Self {
+        use crate::error::Error as E;
+        let status = match &error {
+            E::Duplicate { .. } => StatusCode::CONFLICT,
+            E::Unknown { .. } => StatusCode::NOT_FOUND,
+            E::Io { .. } | E::Bind { .. } | E::Runtime(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        let field = match &error {
+            E::InvalidToolName { .. } | E::Duplicate { .. } => Some("name".to_string()),
+            E::InvalidSchema { field, .. }
+            | E::Invalid { field, .. }
+            | E::InvalidConfig { field, .. } => Some((*field).to_string()),
+            E::Template { .. } => Some("template".to_string()),
+            _ => None,
+        };
+        if status == StatusCode::INTERNAL_SERVER_ERROR {
+            // Details of I/O failures go to the log, not to the caller.
+            tracing::error!(%error, "REST request failed");
+            return ApiError::new(status, "the change could not be saved; see the app's log");
+        }
+        ApiError {
+            status,
+            detail: error.to_string(),
+            field,
+            errors: Vec::new(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut body = Map::new();
+        body.insert("type".into(), json!("about:blank"));
+        body.insert(
+            "title".into(),
+            json!(self.status.canonical_reason().unwrap_or("Error")),
+        );
+        body.insert("status".into(), json!(self.status.as_u16()));
+        body.insert("detail".into(), json!(self.detail));
+        if let Some(field) = self.field {
+            body.insert("field".into(), json!(field));
+        }
+        if !self.errors.is_empty() {
+            body.insert("errors".into(), Value::Array(self.errors));
+        }
+        let mut response = (self.status, Value::Object(body).to_string()).into_response();
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
+        response
+    }
+}

@@ -1,0 +1,269 @@
+//! `servers.json`: load it (creating it with the default `echo` server when missing), check it
+//! against its JSON Schema and the engine's rules with every problem listed, and save it
+//! atomically (temp file, fsync, rename, fsync of the directory) so a crash never leaves a
+//! torn file.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::engine::validate;
+use crate::error::Error;
+use crate::spec::ServerSpec;
+
+/// The file name in the config directory.
+pub const SERVERS_FILE: &str = "servers.json";
+
+/// The contents of `servers.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConfigFile {
+    /// The JSON Schema of this file, for editors.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// The hosted servers, each at `/s/NAME/mcp`.
+    pub servers: Vec<ServerSpec>,
+}
+
+impl Default for ConfigFile {
+    fn default() -> Self {
+        ConfigFile {
+            schema: None,
+            servers: vec![ServerSpec::echo()],
+        }
+    }
+}
+
+/// The JSON Schema of `servers.json`, generated from the serde types (shipped as
+/// `schema/servers.schema.json`; a test keeps the two equal).
+pub fn json_schema() -> Value {
+    serde_json::to_value(schemars::schema_for!(ConfigFile)).unwrap_or(Value::Null)
+}
+
+static VALIDATOR: LazyLock<Option<jsonschema::Validator>> =
+    LazyLock::new(|| jsonschema::validator_for(&json_schema()).ok());
+
+/// A problem in the file: where (a JSON pointer) and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// JSON pointer into the file; empty for the whole document.
+    pub pointer: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        };
+        write!(f, "{at}: {}", self.reason)
+    }
+}
+
+/// `servers.json` could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read or written.
+    #[error(transparent)]
+    Io(#[from] Error),
+    /// The file is invalid; every problem is listed.
+    #[error("{path} is invalid:\n{}", .problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Every problem found.
+        problems: Vec<Problem>,
+    },
+}
+
+/// Server names are URL path segments: 1-64 letters, digits, `_`, `-` or `.`.
+pub fn check_server_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 64 {
+        return Err(format!("`{name}`: a server name has 1-64 characters"));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        return Err(format!(
+            "`{name}`: {c:?} is not allowed; a server name has letters, digits, `_`, `-` or `.`"
+        ));
+    }
+    if name == "." || name == ".." {
+        return Err(format!("`{name}` is not a server name"));
+    }
+    Ok(())
+}
+
+/// Checks a parsed document: the schema first, then the engine's rules per server.
+pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
+    let mut problems: Vec<Problem> = match VALIDATOR.as_ref() {
+        Some(validator) => validator
+            .iter_errors(document)
+            .map(|e| Problem {
+                pointer: e.instance_path().to_string(),
+                reason: e.to_string(),
+            })
+            .collect(),
+        None => vec![Problem {
+            pointer: String::new(),
+            reason: "the servers.json schema failed to compile".into(),
+        }],
+    };
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let config: ConfigFile = match serde_json::from_value(document.clone()) {
+        Ok(config) => config,
+        Err(error) => {
+            return Err(vec![Problem {
+                pointer: String::new(),
+                reason: error.to_string(),
+            }]);
+        }
+    };
+    let mut seen = std::collections::HashSet::new();
+    for (index, server) in config.servers.iter().enumerate() {
+        let pointer = format!("/servers/{index}");
+        if let Err(reason) = check_server_name(&server.name) {
+            problems.push(Problem {
+                pointer: format!("{pointer}/name"),
+                reason,
+            });
+        } else if !seen.insert(server.name.clone()) {
+            problems.push(Problem {
+                pointer: format!("{pointer}/name"),
+                reason: format!("`{}`: another server has this name", server.name),
+            });
+        }
+        if let Err(error) = validate::server(server) {
+            problems.push(Problem {
+                pointer,
+                reason: error.to_string(),
+            });
+        }
+    }
+    if problems.is_empty() {
+        Ok(config)
+    } else {
+        Err(problems)
+    }
+}
+
+/// Reads `path`, creating it with the default `echo` server when it does not exist.
+pub fn load_or_create(path: &Path) -> Result<ConfigFile, ConfigError> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            let config = ConfigFile::default();
+            save(path, &config)?;
+            return Ok(config);
+        }
+        Err(source) => {
+            return Err(ConfigError::Io(Error::Io {
+                path: path.to_path_buf(),
+                source,
+            }));
+        }
+    };
+    let document: Value = serde_json::from_str(&text).map_err(|error| ConfigError::Invalid {
+        path: path.to_path_buf(),
+        problems: vec![Problem {
+            pointer: String::new(),
+            reason: format!("not valid JSON: {error}"),
+        }],
+    })?;
+    check(&document).map_err(|problems| ConfigError::Invalid {
+        path: path.to_path_buf(),
+        problems,
+    })
+}
+
+/// Writes `config` to `path` so that a crash at any point leaves either the old file or the
+/// new one: a temp file in the same directory, fsync, rename over, fsync of the directory.
+pub fn save(path: &Path, config: &ConfigFile) -> Result<(), Error> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    fs::create_dir_all(dir).map_err(io)?;
+    let mut text =
+        serde_json::to_string_pretty(config).map_err(|e| io(std::io::Error::other(e)))?;
+    text.push('\n');
+    let temp = dir.join(format!(".{SERVERS_FILE}.{}.tmp", std::process::id()));
+    {
+        let mut file = File::create(&temp).map_err(io)?;
+        file.write_all(text.as_bytes()).map_err(io)?;
+        file.sync_all().map_err(io)?;
+    }
+    fs::rename(&temp, path).map_err(io)?;
+    // The rename is durable only once the directory entry is.
+    if let Ok(dir) = File::open(dir) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_problem_is_listed_with_its_pointer() {
+        let document = json!({ "servers": [
+            { "name": "ok", "tools": [{ "name": "bad name" }] },
+            { "name": "a/b" },
+            { "name": "ok" }
+        ] });
+        let problems = check(&document).expect_err("invalid");
+        let text: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+        assert!(
+            text.iter()
+                .any(|p| p.starts_with("/servers/0:") && p.contains("bad name")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter().any(|p| p.starts_with("/servers/1/name:")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|p| p.starts_with("/servers/2/name:") && p.contains("another server")),
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn schema_violations_name_the_field() {
+        let problems =
+            check(&json!({ "servers": [{ "name": 7 }], "extra": true })).expect_err("invalid");
+        assert!(
+            problems.iter().any(|p| p.pointer == "/servers/0/name"),
+            "{problems:?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.reason.contains("extra")),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn a_saved_file_loads_back_and_a_missing_one_is_created_with_echo() {
+        let dir = std::env::temp_dir().join(format!("mcp-decoy-config-{}", std::process::id()));
+        let path = dir.join(SERVERS_FILE);
+        let _ = fs::remove_file(&path);
+        let created = load_or_create(&path).expect("created");
+        assert_eq!(created.servers[0].name, "echo");
+        assert_eq!(load_or_create(&path).expect("loaded"), created);
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,214 @@
+//! The standalone app `mcp-decoy` (feature `decoy-cli`): many named servers on one MCP
+//! listener at `/s/NAME/mcp`, a REST API on a second, localhost-only listener, `servers.json`
+//! written after every change. It drives the same engine as the library fixture and knows
+//! nothing of the fixture. Behaviour follows `shared/product/mcp-decoy.md`.
+
+pub mod api;
+mod app;
+pub mod config;
+mod options;
+mod registry;
+pub mod runtime_file;
+pub mod skill;
+
+use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::serve::ListenerExt;
+
+pub use app::App;
+pub use options::{Command, MIN_LOG_LIMIT, Options, SkillAction, SkillArgs, default_config_dir};
+
+use crate::log::TrafficLog;
+use config::ConfigError;
+use registry::Registry;
+use runtime_file::{RuntimeInfo, RuntimeLock};
+
+/// Why the app could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// `servers.json` is unusable; every problem is listed.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Another instance runs with this config directory.
+    #[error(
+        "MCP Decoy is already running with this config directory: {api_url} (pid {pid}). Stop it, or give this instance its own --config-dir and ports."
+    )]
+    AlreadyRunning {
+        /// Its API URL.
+        api_url: String,
+        /// Its process id.
+        pid: u32,
+    },
+    /// A port could not be bound.
+    #[error("cannot listen on {addr}: {source}. Choose another port with {option}.")]
+    Listen {
+        /// The address.
+        addr: SocketAddr,
+        /// The option that sets it.
+        option: &'static str,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A file of the config directory could not be used.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A server of `servers.json` could not be hosted.
+    #[error(transparent)]
+    Engine(#[from] crate::error::Error),
+}
+
+/// The host name URLs show for an address: `localhost` for loopback.
+fn display_host(ip: IpAddr) -> String {
+    match ip {
+        ip if ip.is_loopback() => "localhost".into(),
+        IpAddr::V6(v6) => format!("[{v6}]"),
+        IpAddr::V4(v4) => v4.to_string(),
+    }
+}
+
+async fn bind(addr: SocketAddr, option: &'static str) -> Result<tokio::net::TcpListener, CliError> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| CliError::Listen {
+            addr,
+            option,
+            source,
+        })
+}
+
+/// Runs the app until `shutdown` completes: claims the config directory, loads (or
+/// creates) `servers.json`, binds both listeners, prints the banner, serves, and removes
+/// `runtime.json` on the way out.
+pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result<(), CliError> {
+    let dir = options.config_dir();
+    std::fs::create_dir_all(&dir).map_err(|source| CliError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    let ui_addr = SocketAddr::from((Ipv4Addr::LOCALHOST, options.ui_port));
+    let mcp_addr = SocketAddr::new(options.host, options.mcp_port);
+    let api_url = format!("http://localhost:{}/api/v1", options.ui_port);
+    let mcp_base = format!("http://{}:{}", display_host(options.host), options.mcp_port);
+    let info = RuntimeInfo {
+        pid: std::process::id(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        started_at: chrono::Utc::now().to_rfc3339(),
+        api_url: api_url.clone(),
+        mcp_url_pattern: format!("{mcp_base}/s/{{server}}/mcp"),
+    };
+    let lock = match RuntimeLock::acquire(&dir, &info) {
+        Ok(Ok(lock)) => lock,
+        Ok(Err(runtime_file::Running(other))) => {
+            return Err(CliError::AlreadyRunning {
+                api_url: other.api_url,
+                pid: other.pid,
+            });
+        }
+        Err(source) => {
+            return Err(CliError::Io {
+                path: dir.join(runtime_file::RUNTIME_FILE),
+                source,
+            });
+        }
+    };
+    let result = serve(options, dir, ui_addr, mcp_addr, mcp_base, api_url, shutdown).await;
+    lock.release();
+    result
+}
+
+async fn serve(
+    options: Options,
+    dir: PathBuf,
+    ui_addr: SocketAddr,
+    mcp_addr: SocketAddr,
+    mcp_base: String,
+    api_url: String,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), CliError> {
+    let config_path = dir.join(config::SERVERS_FILE);
+    let config = config::load_or_create(&config_path)?;
+    let mcp_listener = bind(mcp_addr, "--mcp-port").await?;
+    let ui_listener = bind(ui_addr, "--ui-port").await?;
+
+    let registry = Arc::new(Registry::new(Arc::new(TrafficLog::new(options.log_limit))));
+    for server in config.servers {
+        registry.host(server, None)?;
+    }
+    let app = Arc::new(App::new(
+        registry.clone(),
+        config_path.clone(),
+        options.ui_port,
+        mcp_base.clone(),
+    ));
+
+    print_banner(
+        &api_url,
+        options.ui_port,
+        &config_path,
+        &mcp_base,
+        &registry,
+    );
+
+    // axum leaves Nagle on; without TCP_NODELAY each small SSE write waits ~40 ms.
+    let nodelay = |tcp: &mut tokio::net::TcpStream| {
+        let _ = tcp.set_nodelay(true);
+    };
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|stop| *stop).await;
+    };
+    let mcp = axum::serve(
+        mcp_listener.tap_io(nodelay),
+        registry::mcp_router(registry.clone()),
+    )
+    .with_graceful_shutdown(stopped(stop_rx.clone()));
+    let ui = axum::serve(ui_listener.tap_io(nodelay), api::router(app.clone()))
+        .with_graceful_shutdown(stopped(stop_rx));
+    let servers = async { tokio::try_join!(async { mcp.await }, async { ui.await }) };
+    tokio::pin!(servers);
+    tokio::select! {
+        result = &mut servers => {
+            result.map_err(|source| CliError::Io { path: dir.clone(), source })?;
+        }
+        () = shutdown => {
+            // Long-lived streams would hold a graceful shutdown open: end the sessions first.
+            for (_, hosted) in registry.all() {
+                hosted.engine.sessions.clear();
+            }
+            app.close_streams();
+            let _ = stop_tx.send(true);
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), servers).await;
+        }
+    }
+    Ok(())
+}
+
+fn print_banner(
+    api_url: &str,
+    ui_port: u16,
+    config_path: &std::path::Path,
+    mcp_base: &str,
+    registry: &Registry,
+) {
+    let mut text = String::new();
+    text.push_str(&format!("┌  MCP Decoy v{}\n│\n", env!("CARGO_PKG_VERSION")));
+    text.push_str(&format!("◆  UI        http://localhost:{ui_port}\n│\n"));
+    text.push_str(&format!("●  API       {api_url}\n│\n"));
+    text.push_str(&format!("●  Config    {}\n│\n", config_path.display()));
+    text.push_str("●  Servers\n");
+    for (name, _) in registry.all() {
+        text.push_str(&format!("│    {name}  {mcp_base}/s/{name}/mcp\n"));
+    }
+    text.push_str("│\n│  Press Ctrl+C to stop.\n");
+    print!("{text}");
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+}

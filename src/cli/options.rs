@@ -1,0 +1,133 @@
+//! Command-line options, exactly as the product guide's table (`mcp-decoy.md`, "Options").
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+
+/// The smallest `--log-limit` accepted.
+pub const MIN_LOG_LIMIT: usize = 100;
+
+/// MCP Decoy hosts mock MCP servers for debugging MCP clients.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "mcp-decoy", version, disable_version_flag = true)]
+pub struct Options {
+    /// Port of the MCP listener.
+    #[arg(long, value_name = "port", default_value_t = 6280)]
+    pub mcp_port: u16,
+    /// Port of the UI and API listener.
+    #[arg(long, value_name = "port", default_value_t = 6281)]
+    pub ui_port: u16,
+    /// Bind address of the MCP listener. The UI listener always binds 127.0.0.1.
+    #[arg(long, value_name = "address", default_value = "127.0.0.1")]
+    pub host: IpAddr,
+    /// Config directory, which holds servers.json and runtime.json [default:
+    /// $XDG_CONFIG_HOME/mcp-decoy or ~/.config/mcp-decoy]
+    #[arg(long, value_name = "path")]
+    pub config_dir: Option<PathBuf>,
+    /// Log records kept in memory, across all servers. The minimum is 100.
+    #[arg(long, value_name = "n", default_value_t = 10_000, value_parser = parse_log_limit)]
+    pub log_limit: usize,
+    /// Print the version.
+    #[arg(short = 'v', long = "version", action = ArgAction::Version)]
+    version: Option<bool>,
+    /// Other commands.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Commands besides serving.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Print the agent skill that teaches a coding agent to drive MCP Decoy.
+    Skill(SkillArgs),
+}
+
+/// `mcp-decoy skill [install [--dir D]]`.
+#[derive(Debug, Clone, Args)]
+pub struct SkillArgs {
+    /// What to do with the skill.
+    #[command(subcommand)]
+    pub action: Option<SkillAction>,
+}
+
+/// `mcp-decoy skill install`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum SkillAction {
+    /// Write .agents/skills/mcp-decoy/SKILL.md and link .claude/skills/mcp-decoy to it.
+    Install {
+        /// The directory that holds .agents/ and .claude/ [default: your home directory]
+        #[arg(long, value_name = "path")]
+        dir: Option<PathBuf>,
+    },
+}
+
+fn parse_log_limit(text: &str) -> Result<usize, String> {
+    let n: usize = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number"))?;
+    if n < MIN_LOG_LIMIT {
+        return Err(format!("the minimum is {MIN_LOG_LIMIT}, got {n}"));
+    }
+    Ok(n)
+}
+
+impl Options {
+    /// The config directory: `--config-dir`, else `$XDG_CONFIG_HOME/mcp-decoy` when that is
+    /// an absolute path, else `~/.config/mcp-decoy`.
+    pub fn config_dir(&self) -> PathBuf {
+        if let Some(dir) = &self.config_dir {
+            return dir.clone();
+        }
+        default_config_dir(
+            std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from),
+            std::env::var_os("HOME").map(PathBuf::from),
+        )
+    }
+}
+
+/// The guide's rule: a relative `XDG_CONFIG_HOME` is ignored.
+pub fn default_config_dir(xdg: Option<PathBuf>, home: Option<PathBuf>) -> PathBuf {
+    match xdg {
+        Some(xdg) if xdg.is_absolute() => xdg.join("mcp-decoy"),
+        _ => home
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join(".config")
+            .join("mcp-decoy"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_follow_the_guide() {
+        let options = Options::try_parse_from(["mcp-decoy"]).expect("no arguments");
+        assert_eq!(
+            (options.mcp_port, options.ui_port, options.log_limit),
+            (6280, 6281, 10_000)
+        );
+        assert_eq!(options.host.to_string(), "127.0.0.1");
+    }
+
+    #[test]
+    fn log_limit_below_100_is_refused_naming_the_minimum() {
+        let error =
+            Options::try_parse_from(["mcp-decoy", "--log-limit", "99"]).expect_err("too small");
+        assert!(error.to_string().contains("minimum is 100"), "{error}");
+    }
+
+    #[test]
+    fn a_relative_xdg_config_home_is_ignored() {
+        let home = Some(PathBuf::from("/home/dana"));
+        assert_eq!(
+            default_config_dir(Some(PathBuf::from("/x")), home.clone()),
+            PathBuf::from("/x/mcp-decoy")
+        );
+        assert_eq!(
+            default_config_dir(Some(PathBuf::from("rel")), home),
+            PathBuf::from("/home/dana/.config/mcp-decoy")
+        );
+    }
+}

@@ -1,0 +1,163 @@
+//! The servers one app hosts, each an engine whose router answers at `/s/NAME/mcp` on the
+//! shared MCP listener. Add, rename and remove work while the listener runs.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use axum::Router;
+use axum::extract::{Path, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+use tower::ServiceExt;
+
+use crate::engine::{self, Engine};
+use crate::error::Error;
+use crate::log::TrafficLog;
+use crate::spec::{Limits, ServerSpec};
+
+/// One hosted server.
+#[derive(Debug, Clone)]
+pub(crate) struct Hosted {
+    pub(crate) engine: Arc<Engine>,
+    router: Router,
+}
+
+/// Every hosted server, by name, sharing one log.
+#[derive(Debug)]
+pub(crate) struct Registry {
+    servers: RwLock<BTreeMap<String, Hosted>>,
+    pub(crate) log: Arc<TrafficLog>,
+    next_source: AtomicU64,
+}
+
+impl Registry {
+    pub(crate) fn new(log: Arc<TrafficLog>) -> Self {
+        Registry {
+            servers: RwLock::default(),
+            log,
+            next_source: AtomicU64::new(1),
+        }
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, Hosted>> {
+        self.servers.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<String, Hosted>> {
+        self.servers.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Builds and hosts a server; `source` keeps its log records when it is re-hosted.
+    pub(crate) fn host(&self, spec: ServerSpec, source: Option<u64>) -> Result<Hosted, Error> {
+        let name = spec.name.clone();
+        let source = source.unwrap_or_else(|| self.next_source.fetch_add(1, Ordering::Relaxed));
+        let engine = Engine::new(
+            spec,
+            Limits::default(),
+            Vec::new(),
+            self.log.clone(),
+            source,
+        )?;
+        let router = engine::router_at(engine.clone(), &format!("/s/{name}/mcp"));
+        let hosted = Hosted { engine, router };
+        let mut servers = self.write();
+        if servers.contains_key(&name) {
+            return Err(Error::InvalidConfig {
+                field: "name",
+                reason: format!("a server named `{name}` already exists"),
+            });
+        }
+        servers.insert(name, hosted.clone());
+        Ok(hosted)
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<Hosted> {
+        self.read().get(name).cloned()
+    }
+
+    /// Stops hosting a server and ends its sessions.
+    pub(crate) fn remove(&self, name: &str) -> Option<Hosted> {
+        let removed = self.write().remove(name)?;
+        removed.engine.sessions.clear();
+        Some(removed)
+    }
+
+    /// Replaces a server by one built from `spec` (a new name moves it), keeping its log;
+    /// its sessions end, since their URL or identity changed.
+    pub(crate) fn replace(&self, name: &str, spec: ServerSpec) -> Result<Hosted, Error> {
+        let Some(old) = self.get(name) else {
+            return Err(Error::InvalidConfig {
+                field: "server",
+                reason: format!("no server named `{name}`"),
+            });
+        };
+        if spec.name != name && self.get(&spec.name).is_some() {
+            return Err(Error::InvalidConfig {
+                field: "name",
+                reason: format!("a server named `{}` already exists", spec.name),
+            });
+        }
+        // Build first, so an invalid spec leaves the old server running.
+        let source = old.engine.source;
+        let engine = Engine::new(
+            spec.clone(),
+            Limits::default(),
+            Vec::new(),
+            self.log.clone(),
+            source,
+        )?;
+        let router = engine::router_at(engine.clone(), &format!("/s/{}/mcp", spec.name));
+        let hosted = Hosted { engine, router };
+        {
+            let mut servers = self.write();
+            servers.remove(name);
+            servers.insert(spec.name.clone(), hosted.clone());
+        }
+        old.engine.sessions.clear();
+        Ok(hosted)
+    }
+
+    /// The hosted servers in name order.
+    pub(crate) fn all(&self) -> Vec<(String, Hosted)> {
+        self.read()
+            .iter()
+            .map(|(n, h)| (n.clone(), h.clone()))
+            .collect()
+    }
+
+    /// The servers as plain data, for `servers.json`.
+    pub(crate) fn specs(&self) -> Vec<ServerSpec> {
+        self.read()
+            .values()
+            .map(|h| h.engine.current_spec())
+            .collect()
+    }
+}
+
+/// The MCP listener's router: `/s/{name}/mcp` goes to that server's engine.
+pub(crate) fn mcp_router(registry: Arc<Registry>) -> Router {
+    Router::new()
+        .route("/s/{name}/mcp", axum::routing::any(route))
+        .with_state(registry)
+}
+
+async fn route(
+    State(registry): State<Arc<Registry>>,
+    Path(name): Path<String>,
+    request: Request,
+) -> Response {
+    match registry.get(&name) {
+        Some(hosted) => match hosted.router.oneshot(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        },
+        None => (
+            StatusCode::NOT_FOUND,
+            axum::Json(json!({ "jsonrpc": "2.0", "error": { "code": -32001,
+                "message": format!("no server named `{name}` is hosted here") } })),
+        )
+            .into_response(),
+    }
+}
