@@ -12,9 +12,9 @@ async fn main() {
                 print!("{}", cli::skill::text());
                 Ok(())
             }
-            Some(SkillAction::Install { dir }) => cli::skill::install(dir.clone()).map(|path| {
-                println!("Installed the skill at {}", path.display());
-            }),
+            Some(SkillAction::Install { dir }) => {
+                cli::skill::install(dir.clone()).map(|installed| println!("{installed}"))
+            }
         };
         if let Err(error) = outcome {
             eprintln!("mcp-decoy: {error}");
@@ -22,27 +22,41 @@ async fn main() {
         }
         return;
     }
-    if let Err(error) = cli::run(options, shutdown_signal()).await {
+    // Listen for the signals before anything else: an async fn would only register its
+    // handlers when first polled, after the banner, and a Ctrl+C in between would kill the
+    // process with `runtime.json` left behind.
+    let shutdown = match shutdown_signal() {
+        Ok(shutdown) => shutdown,
+        Err(error) => {
+            eprintln!("mcp-decoy: cannot listen for Ctrl+C and SIGTERM: {error}");
+            std::process::exit(1);
+        }
+    };
+    if let Err(error) = cli::run(options, shutdown).await {
         eprintln!("mcp-decoy: {error}");
         std::process::exit(1);
     }
 }
 
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let Ok(mut term) = signal(SignalKind::terminate()) else {
-            let _ = tokio::signal::ctrl_c().await;
-            return;
-        };
+/// A future that completes on Ctrl+C (SIGINT) or SIGTERM, with both handlers installed now.
+#[cfg(unix)]
+fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
         tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
         }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
+    })
+}
+
+/// A future that completes on Ctrl+C, with the handler installed now.
+#[cfg(not(unix))]
+fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
+    let mut ctrl_c = tokio::signal::windows::ctrl_c()?;
+    Ok(async move {
+        ctrl_c.recv().await;
+    })
 }

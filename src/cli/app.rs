@@ -23,6 +23,8 @@ pub struct App {
     pub(crate) writes: Mutex<()>,
     /// Flips to true at shutdown, ending log streams.
     pub(crate) closing: watch::Sender<bool>,
+    /// The file's `$schema`, kept across rewrites.
+    schema: Option<String>,
 }
 
 impl App {
@@ -31,6 +33,7 @@ impl App {
         config_path: PathBuf,
         ui_port: u16,
         mcp_base: String,
+        schema: Option<String>,
     ) -> Self {
         App {
             registry,
@@ -39,13 +42,14 @@ impl App {
             mcp_base,
             writes: Mutex::new(()),
             closing: watch::channel(false).0,
+            schema,
         }
     }
 
     /// Writes the current servers to `servers.json` (call with `writes` held).
     pub(crate) fn persist(&self) -> Result<(), Error> {
         let config = ConfigFile {
-            schema: None,
+            schema: self.schema.clone(),
             servers: self.registry.specs(),
         };
         config::save(&self.config_path, &config)

@@ -159,6 +159,7 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
 
 /// Reads `path`, creating it with the default `echo` server when it does not exist.
 pub fn load_or_create(path: &Path) -> Result<ConfigFile, ConfigError> {
+    remove_stale_temp_files(path);
     let text = match fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -184,6 +185,23 @@ pub fn load_or_create(path: &Path) -> Result<ConfigFile, ConfigError> {
         path: path.to_path_buf(),
         problems,
     })
+}
+
+/// A process killed in the middle of [`save`] leaves its temp file behind; the next start
+/// removes it (the real file is whole either way).
+fn remove_stale_temp_files(path: &Path) {
+    let Some(dir) = path.parent() else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{SERVERS_FILE}.");
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(&prefix) && name.ends_with(".tmp") {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Writes `config` to `path` so that a crash at any point leaves either the old file or the
@@ -264,6 +282,11 @@ mod tests {
         let created = load_or_create(&path).expect("created");
         assert_eq!(created.servers[0].name, "echo");
         assert_eq!(load_or_create(&path).expect("loaded"), created);
+        // A temp file left by a process killed mid-save is removed at the next start.
+        let leftover = dir.join(format!(".{SERVERS_FILE}.12345.tmp"));
+        fs::write(&leftover, "{").expect("write the leftover");
+        assert_eq!(load_or_create(&path).expect("loaded"), created);
+        assert!(!leftover.exists());
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -139,6 +139,7 @@ async fn serve(
     let ui_listener = bind(ui_addr, "--ui-port").await?;
 
     let registry = Arc::new(Registry::new(Arc::new(TrafficLog::new(options.log_limit))));
+    let schema = config.schema.clone();
     for server in config.servers {
         registry.host(server, None)?;
     }
@@ -147,6 +148,7 @@ async fn serve(
         config_path.clone(),
         options.ui_port,
         mcp_base.clone(),
+        schema,
     ));
 
     print_banner(

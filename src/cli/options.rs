@@ -21,8 +21,8 @@ pub struct Options {
     /// Bind address of the MCP listener. The UI listener always binds 127.0.0.1.
     #[arg(long, value_name = "address", default_value = "127.0.0.1")]
     pub host: IpAddr,
-    /// Config directory, which holds servers.json and runtime.json [default:
-    /// $XDG_CONFIG_HOME/mcp-decoy or ~/.config/mcp-decoy]
+    /// Config directory, which holds servers.json and runtime.json. MCP Decoy creates it if
+    /// needed [default: $XDG_CONFIG_HOME/mcp-decoy or ~/.config/mcp-decoy]
     #[arg(long, value_name = "path")]
     pub config_dir: Option<PathBuf>,
     /// Log records kept in memory, across all servers. The minimum is 100.

@@ -52,6 +52,7 @@ impl Registry {
     /// Builds and hosts a server; `source` keeps its log records when it is re-hosted.
     pub(crate) fn host(&self, spec: ServerSpec, source: Option<u64>) -> Result<Hosted, Error> {
         let name = spec.name.clone();
+        checked_name(&name)?;
         let source = source.unwrap_or_else(|| self.next_source.fetch_add(1, Ordering::Relaxed));
         let engine = Engine::new(
             spec,
@@ -77,10 +78,12 @@ impl Registry {
         self.read().get(name).cloned()
     }
 
-    /// Stops hosting a server and ends its sessions.
+    /// Stops hosting a server, ends its sessions and drops its log records.
     pub(crate) fn remove(&self, name: &str) -> Option<Hosted> {
         let removed = self.write().remove(name)?;
         removed.engine.sessions.clear();
+        // Its records can no longer be read through the API; they must not hold log space.
+        self.log.clear_from(removed.engine.source);
         Some(removed)
     }
 
@@ -93,6 +96,7 @@ impl Registry {
                 reason: format!("no server named `{name}`"),
             });
         };
+        checked_name(&spec.name)?;
         if spec.name != name && self.get(&spec.name).is_some() {
             return Err(Error::InvalidConfig {
                 field: "name",
@@ -134,6 +138,15 @@ impl Registry {
             .map(|h| h.engine.current_spec())
             .collect()
     }
+}
+
+/// The name becomes a route path segment, which axum would refuse (with a panic) if it held
+/// `{`, `*` or `/`; `check_server_name` allows none of them.
+fn checked_name(name: &str) -> Result<(), Error> {
+    super::config::check_server_name(name).map_err(|reason| Error::InvalidConfig {
+        field: "name",
+        reason,
+    })
 }
 
 /// The MCP listener's router: `/s/{name}/mcp` goes to that server's engine.

@@ -80,14 +80,27 @@ impl RuntimeLock {
     }
 }
 
-/// Whether a process with this id exists (Linux: `/proc/<pid>`); elsewhere assume it does.
+/// Whether a process with this id exists: `/proc/<pid>` on Linux, else `ps -p <pid>` (macOS
+/// and the BSDs have no `/proc`, and the crate forbids the `unsafe` a `kill(pid, 0)` needs).
+/// When neither can tell, assume it does: refusing to start beats two instances sharing
+/// one `servers.json`.
 fn alive(pid: u32) -> bool {
     let proc = Path::new("/proc");
-    if proc.is_dir() {
-        proc.join(pid.to_string()).exists()
-    } else {
-        true
+    if proc.join("self").exists() {
+        return proc.join(pid.to_string()).exists();
     }
+    alive_by_ps(pid).unwrap_or(true)
+}
+
+/// `ps -p <pid>` succeeds when the process exists; `None` when `ps` cannot run.
+fn alive_by_ps(pid: u32) -> Option<bool> {
+    std::process::Command::new("ps")
+        .args(["-p", &pid.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .ok()
+        .map(|status| status.success())
 }
 
 #[cfg(test)]
@@ -101,6 +114,17 @@ mod tests {
             started_at: "now".into(),
             api_url: "http://localhost:6281/api/v1".into(),
             mcp_url_pattern: "http://localhost:6280/s/{server}/mcp".into(),
+        }
+    }
+
+    #[test]
+    fn liveness_is_told_by_proc_and_by_ps_alike() {
+        assert!(alive(std::process::id()));
+        // Above the kernel's pid_max (at most 2^22), so no process has it.
+        assert!(!alive(4_000_000_000));
+        if let Some(own) = alive_by_ps(std::process::id()) {
+            assert!(own);
+            assert_eq!(alive_by_ps(4_000_000_000), Some(false));
         }
     }
 

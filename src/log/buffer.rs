@@ -27,6 +27,43 @@ struct Ring {
     limit: usize,
     next_id: u64,
     dropped: u64,
+    /// Bumped by every push, update and clear; stamps records and clears.
+    revision: u64,
+    /// The revision of the last `clear` of every server.
+    cleared_all: u64,
+    /// The revision of the latest `clear_from` of recent servers, oldest first, at most
+    /// [`CLEARS_KEPT`] (one entry per server).
+    #[cfg_attr(
+        not(feature = "decoy-cli"),
+        allow(dead_code, reason = "only the app reads it")
+    )]
+    clears: VecDeque<(u64, u64)>,
+}
+
+/// How many per-server clears [`TrafficLog::changes_from`] remembers. A stream that sleeps
+/// through more clears of other servers than this may miss its own, then keeps showing
+/// records that are gone from the log until it reconnects.
+#[cfg_attr(
+    not(feature = "decoy-cli"),
+    allow(dead_code, reason = "only the app reads it")
+)]
+const CLEARS_KEPT: usize = 256;
+
+/// What changed in one server's records since a revision (see [`TrafficLog::changes_from`]).
+#[cfg_attr(
+    not(feature = "decoy-cli"),
+    allow(dead_code, reason = "only the app reads it")
+)]
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Changes {
+    /// The records pushed or updated since, oldest first.
+    pub(crate) records: Vec<Record>,
+    /// Whether the server's records were cleared since.
+    pub(crate) cleared: bool,
+    /// The log's revision now: pass it to the next call.
+    pub(crate) revision: u64,
+    /// The id of the newest record pushed to the log (any server), 0 if none.
+    pub(crate) newest: u64,
 }
 
 impl TrafficLog {
@@ -38,6 +75,9 @@ impl TrafficLog {
                 limit: limit.max(1),
                 next_id: 1,
                 dropped: 0,
+                revision: 0,
+                cleared_all: 0,
+                clears: VecDeque::new(),
             }),
             changed: watch::channel(0).0,
         }
@@ -63,9 +103,12 @@ impl TrafficLog {
             let mut ring = self.ring();
             let id = ring.next_id;
             ring.next_id += 1;
+            ring.revision += 1;
+            let revision = ring.revision;
             ring.records.push_back(Record {
                 id,
                 source,
+                revision,
                 at: Utc::now(),
                 entry,
             });
@@ -87,7 +130,11 @@ impl TrafficLog {
             let Ok(index) = ring.records.binary_search_by_key(&id, |r| r.id) else {
                 return;
             };
-            change(&mut ring.records[index].entry);
+            ring.revision += 1;
+            let revision = ring.revision;
+            let record = &mut ring.records[index];
+            record.revision = revision;
+            change(&mut record.entry);
         }
         self.changed.send_modify(|_| {});
     }
@@ -114,11 +161,20 @@ impl TrafficLog {
 
     /// Deletes every record; ids keep increasing.
     pub fn clear(&self) {
-        self.ring().records.clear();
+        {
+            let mut ring = self.ring();
+            ring.records.clear();
+            ring.revision += 1;
+            ring.cleared_all = ring.revision;
+        }
         self.changed.send_modify(|_| {});
     }
 
     /// A copy of the records of server `source`, oldest first.
+    #[cfg_attr(
+        not(feature = "decoy-cli"),
+        allow(dead_code, reason = "only the app reads it")
+    )]
     pub(crate) fn records_from(&self, source: u64) -> Vec<Record> {
         self.ring()
             .records
@@ -128,10 +184,60 @@ impl TrafficLog {
             .collect()
     }
 
+    /// A copy of record `id` if it is still kept and server `source` wrote it.
+    #[cfg_attr(
+        not(feature = "decoy-cli"),
+        allow(dead_code, reason = "only the app reads it")
+    )]
+    pub(crate) fn record_from(&self, source: u64, id: u64) -> Option<Record> {
+        let ring = self.ring();
+        let index = ring.records.binary_search_by_key(&id, |r| r.id).ok()?;
+        let record = &ring.records[index];
+        (record.source == source).then(|| record.clone())
+    }
+
     /// Deletes the records of server `source`.
+    #[cfg_attr(
+        not(feature = "decoy-cli"),
+        allow(dead_code, reason = "only the app reads it")
+    )]
     pub(crate) fn clear_from(&self, source: u64) {
-        self.ring().records.retain(|r| r.source != source);
+        {
+            let mut ring = self.ring();
+            ring.records.retain(|r| r.source != source);
+            ring.revision += 1;
+            let revision = ring.revision;
+            ring.clears.retain(|(s, _)| *s != source);
+            ring.clears.push_back((source, revision));
+            while ring.clears.len() > CLEARS_KEPT {
+                ring.clears.pop_front();
+            }
+        }
         self.changed.send_modify(|_| {});
+    }
+
+    /// The records of server `source` pushed or updated after revision `since` whose id is
+    /// above `after`, and whether its records were cleared after `since`; one snapshot, so a
+    /// stream that passes the returned revision back misses nothing. Only matching records
+    /// are copied.
+    #[cfg_attr(
+        not(feature = "decoy-cli"),
+        allow(dead_code, reason = "only the app reads it")
+    )]
+    pub(crate) fn changes_from(&self, source: u64, since: u64, after: u64) -> Changes {
+        let ring = self.ring();
+        Changes {
+            records: ring
+                .records
+                .iter()
+                .filter(|r| r.source == source && r.revision > since && r.id > after)
+                .cloned()
+                .collect(),
+            cleared: ring.cleared_all > since
+                || ring.clears.iter().any(|&(s, r)| s == source && r > since),
+            revision: ring.revision,
+            newest: ring.next_id - 1,
+        }
     }
 
     /// A receiver that is marked changed on every push, update and clear.
@@ -174,5 +280,45 @@ mod tests {
         assert_eq!(log.dropped(), 2);
         // Updating a dropped record is harmless.
         log.update(1, |_| panic!("record 1 was dropped"));
+    }
+
+    #[test]
+    fn changes_since_a_revision_hold_new_and_updated_records_of_one_server() {
+        let log = TrafficLog::new(10);
+        let a1 = log.push_from(1, note(1));
+        log.push_from(2, note(2));
+        let start = log.changes_from(1, 0, 0);
+        assert_eq!(start.records.len(), 1);
+        assert_eq!(start.newest, 2);
+        assert!(!log.changes_from(1, start.revision, 0).cleared);
+
+        let a3 = log.push_from(1, note(3));
+        log.update(a1, |_| {});
+        let ids: Vec<u64> = log
+            .changes_from(1, start.revision, 0)
+            .records
+            .iter()
+            .map(|r| r.id)
+            .collect();
+        // Ring order (by id), not change order.
+        assert_eq!(ids, vec![a1, a3]);
+        assert_eq!(
+            log.changes_from(1, 0, a1).records.len(),
+            1,
+            "after skips ids"
+        );
+
+        let before = log.changes_from(1, 0, 0).revision;
+        log.clear_from(2);
+        assert!(
+            !log.changes_from(1, before, 0).cleared,
+            "another server's clear"
+        );
+        log.clear_from(1);
+        let after_clear = log.changes_from(1, before, 0);
+        assert!(after_clear.cleared);
+        assert!(after_clear.records.is_empty());
+        log.clear();
+        assert!(log.changes_from(1, after_clear.revision, 0).cleared);
     }
 }

@@ -14,6 +14,10 @@ pub struct Record {
     /// Which server wrote it, when servers share one log (the app); not serialized.
     #[serde(skip)]
     pub(crate) source: u64,
+    /// The log's change counter when this record was pushed or last updated, so a live
+    /// stream can find what changed without copying the whole ring; not serialized.
+    #[serde(skip)]
+    pub(crate) revision: u64,
     /// When the exchange or message started.
     pub at: DateTime<Utc>,
     /// What was captured.

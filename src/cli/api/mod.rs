@@ -1,14 +1,30 @@
 //! The REST API under `/api/v1` on the UI listener (product guide, "REST API"). One file per
 //! resource; every error is an [`ApiError`] answered as RFC 9457 problem details.
+//!
+//! The whole `/api/v1` router sits behind `guard` (Host, Origin, Content-Type) and a 4 MiB
+//! body limit; `GET /api/v1/openapi.json` documents every route.
 
+mod body;
+mod guard;
+mod logs;
+mod meta;
+mod oauth;
+mod openapi;
 mod problem;
+mod prompts;
+mod resource_templates;
+mod resources;
+mod servers;
+mod sessions;
+mod support;
+mod tools;
 
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::DefaultBodyLimit;
+use axum::http::{Method, StatusCode, Uri};
 use axum::routing::get;
-use serde_json::json;
 
 pub use problem::ApiError;
 
@@ -16,16 +32,49 @@ use super::App;
 
 /// The UI listener's router.
 pub fn router(app: Arc<App>) -> Router {
-    let api = Router::new().route("/", get(meta));
-    Router::new().nest("/api/v1", api).with_state(app)
+    let api = Router::new()
+        .route("/", get(meta::get))
+        .route("/openapi.json", get(openapi::get))
+        .merge(servers::routes())
+        .merge(tools::routes())
+        .merge(resources::routes())
+        .merge(resource_templates::routes())
+        .merge(prompts::routes())
+        .merge(sessions::routes())
+        .merge(oauth::routes())
+        .merge(logs::routes())
+        .fallback(no_route)
+        .method_not_allowed_fallback(no_method)
+        .layer(DefaultBodyLimit::max(body::MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            guard::check,
+        ));
+    // A nest matches `/api/v1` and `/api/v1/...` but not `/api/v1/`, which is `GET /` too.
+    let root = get(meta::get).layer(axum::middleware::from_fn_with_state(
+        app.clone(),
+        guard::check,
+    ));
+    Router::new()
+        .nest("/api/v1", api)
+        .route("/api/v1/", root)
+        .with_state(app)
 }
 
-/// `GET /`: version, ports, MCP URL template, config path.
-async fn meta(State(app): State<Arc<App>>) -> axum::Json<serde_json::Value> {
-    axum::Json(json!({
-        "version": env!("CARGO_PKG_VERSION"),
-        "uiPort": app.ui_port,
-        "mcpUrlTemplate": app.mcp_url("{server}"),
-        "configPath": app.config_path,
-    }))
+/// Unknown paths under `/api/v1` answer a problem too, pointing at the route list.
+async fn no_route(method: Method, uri: Uri) -> ApiError {
+    ApiError::not_found(format!(
+        "no API route `{method} /api/v1{}`; GET /api/v1/openapi.json lists every route",
+        uri.path()
+    ))
+}
+
+async fn no_method(method: Method, uri: Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!(
+            "`/api/v1{}` does not accept {method}; GET /api/v1/openapi.json lists every route",
+            uri.path()
+        ),
+    )
 }

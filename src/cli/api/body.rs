@@ -1,0 +1,166 @@
+//! Request bodies: the [`JsonBody`] extractor (malformed JSON and wrong types become a `400`
+//! that names the field, an oversized body a `413`), and the shallow merge that every
+//! `PATCH` route applies.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRequest, Request};
+use axum::http::StatusCode;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use super::ApiError;
+
+/// The largest request body the API reads.
+pub(crate) const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// A JSON request body decoded into `T`; every failure is an [`ApiError`] that says what
+/// is wrong and where (a `Json` rejection would answer plain text, not problem details).
+#[derive(Debug)]
+pub(crate) struct JsonBody<T>(pub(crate) T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let bytes = Bytes::from_request(request, state)
+            .await
+            .map_err(body_rejection)?;
+        let value: Value = serde_json::from_slice(&bytes).map_err(|error| {
+            ApiError::bad_request(
+                "body",
+                format!("the request body is not valid JSON: {error}"),
+            )
+        })?;
+        decode(&value).map(JsonBody)
+    }
+}
+
+fn body_rejection(rejection: BytesRejection) -> ApiError {
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        return ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "the request body is larger than {} MiB",
+                MAX_BODY_BYTES / 1024 / 1024
+            ),
+        )
+        .field("body");
+    }
+    ApiError::new(rejection.status(), rejection.body_text()).field("body")
+}
+
+/// Decodes a JSON value into `T`, naming the field at fault (`tools[0].name`) on failure.
+pub(crate) fn decode<T: DeserializeOwned>(value: &Value) -> Result<T, ApiError> {
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner();
+        if path == "." {
+            ApiError::bad_request("body", format!("the request body is invalid: {inner}"))
+        } else {
+            ApiError::bad_request(path.clone(), format!("`{path}`: {inner}"))
+        }
+    })
+}
+
+/// The body as a JSON object, or a `400` saying it must be one.
+pub(crate) fn object(value: Value) -> Result<Map<String, Value>, ApiError> {
+    match value {
+        Value::Object(map) => Ok(map),
+        other => Err(ApiError::bad_request(
+            "body",
+            format!(
+                "the request body must be a JSON object, not {}",
+                kind_of(&other)
+            ),
+        )),
+    }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Applies a `PATCH` body to `current`: each member the body names replaces that field
+/// whole (no deep merge, so a new `inputSchema` or `template` never mixes with the old
+/// one), and `null` clears it back to its default. `patch` was first decoded into the
+/// route's patch type (`P`), so unknown members and wrong types are already refused.
+pub(crate) fn merge<T, P>(current: &T, patch: Map<String, Value>) -> Result<T, ApiError>
+where
+    T: Serialize + DeserializeOwned,
+    P: DeserializeOwned,
+{
+    let _: P = decode(&Value::Object(patch.clone()))?;
+    let mut merged = match serde_json::to_value(current) {
+        Ok(Value::Object(map)) => map,
+        // Our spec types always serialize to objects; anything else is a bug, not input.
+        _ => {
+            return Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the current value could not be read",
+            ));
+        }
+    };
+    for (key, value) in patch {
+        if value.is_null() {
+            merged.remove(&key);
+        } else {
+            merged.insert(key, value);
+        }
+    }
+    decode(&Value::Object(merged))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::ToolSpec;
+    use serde_json::json;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[expect(dead_code, reason = "only decoded to check the patch")]
+    struct Patch {
+        title: Option<String>,
+        #[serde(rename = "inputSchema")]
+        input_schema: Option<Value>,
+    }
+
+    fn map(value: Value) -> Map<String, Value> {
+        object(value).expect("an object")
+    }
+
+    #[test]
+    fn a_patch_replaces_named_fields_whole_and_null_clears() {
+        let mut tool = ToolSpec::new("t");
+        tool.title = Some("old".into());
+        tool.input_schema = json!({ "type": "object", "properties": { "a": {} } });
+        let patched: ToolSpec = merge::<_, Patch>(
+            &tool,
+            map(json!({ "title": null, "inputSchema": { "type": "object", "properties": { "b": {} } } })),
+        )
+        .expect("merged");
+        assert_eq!(patched.title, None);
+        assert_eq!(
+            patched.input_schema,
+            json!({ "type": "object", "properties": { "b": {} } })
+        );
+    }
+
+    #[test]
+    fn a_patch_with_an_unknown_or_mistyped_member_names_it() {
+        let tool = ToolSpec::new("t");
+        let unknown = merge::<_, Patch>(&tool, map(json!({ "titel": "x" }))).expect_err("unknown");
+        assert!(unknown.detail.contains("titel"), "{}", unknown.detail);
+        let mistyped = merge::<_, Patch>(&tool, map(json!({ "title": 7 }))).expect_err("mistyped");
+        assert_eq!(mistyped.field.as_deref(), Some("title"));
+    }
+}

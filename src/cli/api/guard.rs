@@ -1,0 +1,180 @@
+//! The API's guards (product guide, "REST API"): it answers only requests addressed to
+//! `localhost` or `127.0.0.1` on the UI port, `POST` and `PATCH` must carry JSON, and a
+//! browser request must come from the UI's own origin.
+//!
+//! The Host check defeats DNS rebinding (a page on `evil.example` that resolves to
+//! 127.0.0.1 still sends `Host: evil.example`); the Origin and `Sec-Fetch-Site` checks stop
+//! other sites' pages from driving the API with simple requests that skip CORS preflight.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::ApiError;
+use crate::cli::App;
+
+/// The middleware on the whole `/api/v1` router.
+pub(crate) async fn check(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let checked = host(headers, app.ui_port)
+        .and_then(|()| browser(headers, app.ui_port))
+        .and_then(|()| content_type(request.method(), headers));
+    match checked {
+        Ok(()) => next.run(request).await,
+        Err(error) => error.into_response(),
+    }
+}
+
+/// The two authorities the API answers to.
+fn local_authorities(port: u16) -> [String; 2] {
+    [format!("localhost:{port}"), format!("127.0.0.1:{port}")]
+}
+
+fn host(headers: &HeaderMap, port: u16) -> Result<(), ApiError> {
+    let allowed = local_authorities(port);
+    let Some(value) = headers.get(header::HOST) else {
+        return Err(forbidden(
+            "Host",
+            format!(
+                "the request has no Host header; the API answers only requests to {} or {}",
+                allowed[0], allowed[1]
+            ),
+        ));
+    };
+    let text = value.to_str().unwrap_or("");
+    // Host names are case-insensitive (RFC 9110 §4.2.3).
+    if allowed.iter().any(|a| a.eq_ignore_ascii_case(text)) {
+        return Ok(());
+    }
+    Err(forbidden(
+        "Host",
+        format!(
+            "the Host header `{}` is not {} or {}; the API answers only local requests, so do not put a tunnel or proxy in front of the UI port",
+            String::from_utf8_lossy(value.as_bytes()),
+            allowed[0],
+            allowed[1]
+        ),
+    ))
+}
+
+fn browser(headers: &HeaderMap, port: u16) -> Result<(), ApiError> {
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let own = local_authorities(port).map(|a| format!("http://{a}"));
+        let text = origin.to_str().unwrap_or("");
+        if !own.iter().any(|o| o.eq_ignore_ascii_case(text)) {
+            return Err(forbidden(
+                "Origin",
+                format!(
+                    "a browser request from `{}` is refused; only the UI's own origin ({} or {}) may call the API",
+                    String::from_utf8_lossy(origin.as_bytes()),
+                    own[0],
+                    own[1]
+                ),
+            ));
+        }
+    }
+    if let Some(site) = headers.get("sec-fetch-site") {
+        let text = site.to_str().unwrap_or("");
+        if !matches!(text, "same-origin" | "none") {
+            return Err(forbidden(
+                "Sec-Fetch-Site",
+                format!(
+                    "a `{}` browser request is refused; only the UI's own pages may call the API",
+                    String::from_utf8_lossy(site.as_bytes())
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn content_type(method: &Method, headers: &HeaderMap) -> Result<(), ApiError> {
+    if *method != Method::POST && *method != Method::PATCH {
+        return Ok(());
+    }
+    let value = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok());
+    // `application/json; charset=utf-8` is JSON too; the essence is what counts.
+    let essence = value
+        .and_then(|v| v.split(';').next())
+        .map(str::trim)
+        .unwrap_or("");
+    if essence.eq_ignore_ascii_case("application/json") {
+        return Ok(());
+    }
+    let got = match value {
+        Some(v) => format!("`{v}`"),
+        None => "no Content-Type".into(),
+    };
+    Err(ApiError::new(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        format!("a {method} request must send `Content-Type: application/json`, not {got}"),
+    )
+    .field("Content-Type"))
+}
+
+fn forbidden(field: &str, detail: String) -> ApiError {
+    ApiError::new(StatusCode::FORBIDDEN, detail).field(field)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, HeaderValue::from_str(value).expect("a header value"));
+        }
+        map
+    }
+
+    #[test]
+    fn only_the_local_authorities_on_the_ui_port_pass() {
+        assert!(host(&headers(&[("host", "localhost:6281")]), 6281).is_ok());
+        assert!(host(&headers(&[("host", "127.0.0.1:6281")]), 6281).is_ok());
+        assert!(host(&headers(&[("host", "LOCALHOST:6281")]), 6281).is_ok());
+        for bad in [
+            "localhost",
+            "localhost:6280",
+            "evil.example:6281",
+            "[::1]:6281",
+        ] {
+            let error = host(&headers(&[("host", bad)]), 6281).expect_err(bad);
+            assert_eq!(error.status, StatusCode::FORBIDDEN);
+            assert!(error.detail.contains(bad), "{}", error.detail);
+        }
+        assert!(host(&HeaderMap::new(), 6281).is_err(), "no Host header");
+    }
+
+    #[test]
+    fn browser_requests_pass_only_from_the_ui_origin() {
+        assert!(browser(&HeaderMap::new(), 1).is_ok(), "not a browser");
+        assert!(browser(&headers(&[("origin", "http://localhost:1")]), 1).is_ok());
+        assert!(browser(&headers(&[("origin", "http://127.0.0.1:1")]), 1).is_ok());
+        assert!(browser(&headers(&[("sec-fetch-site", "same-origin")]), 1).is_ok());
+        assert!(browser(&headers(&[("sec-fetch-site", "none")]), 1).is_ok());
+        assert!(browser(&headers(&[("origin", "http://evil.example")]), 1).is_err());
+        assert!(browser(&headers(&[("origin", "null")]), 1).is_err());
+        assert!(browser(&headers(&[("origin", "https://localhost:1")]), 1).is_err());
+        assert!(browser(&headers(&[("sec-fetch-site", "cross-site")]), 1).is_err());
+        assert!(browser(&headers(&[("sec-fetch-site", "same-site")]), 1).is_err());
+    }
+
+    #[test]
+    fn post_and_patch_need_json() {
+        let json = headers(&[("content-type", "application/json; charset=utf-8")]);
+        assert!(content_type(&Method::POST, &json).is_ok());
+        assert!(content_type(&Method::GET, &HeaderMap::new()).is_ok());
+        assert!(content_type(&Method::DELETE, &HeaderMap::new()).is_ok());
+        let error = content_type(&Method::PATCH, &HeaderMap::new()).expect_err("none");
+        assert_eq!(error.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        let text = headers(&[("content-type", "text/plain")]);
+        assert!(content_type(&Method::POST, &text).is_err());
+    }
+}

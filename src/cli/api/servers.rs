@@ -1,0 +1,263 @@
+//! `/servers`: list, create, get, update (a new `name` moves the server) and delete the
+//! hosted servers.
+//!
+//! A server's identity and behaviour (`name`, `version`, `instructions`, `protocolVersions`,
+//! `responseMode`, `pageSize`) are fixed in its engine, and clients learn most of them at
+//! `initialize`; so a `PATCH` that changes any of them rebuilds the server (keeping its logs)
+//! and ends its sessions, and clients reconnect to see the change.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::ApiError;
+use super::body::{JsonBody, merge, object};
+use super::openapi::{Docs, Operation};
+use super::support::{commit, created, hosted};
+use crate::cli::App;
+use crate::cli::config::check_server_name;
+use crate::cli::registry::Hosted;
+use crate::spec::{ProtocolVersion, ResponseMode, ServerSpec};
+
+/// A server as `GET /servers` lists it.
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ServerSummary {
+    /// The name, unique in the app; the server answers at `/s/NAME/mcp`.
+    pub(crate) name: String,
+    /// `serverInfo.title`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) title: Option<String>,
+    /// `serverInfo.version`.
+    pub(crate) version: String,
+    /// The MCP endpoint to give a client.
+    pub(crate) url: String,
+    /// Tools, drafts included.
+    pub(crate) tools: usize,
+    /// Published tools: what clients list.
+    pub(crate) published_tools: usize,
+    /// Static resources.
+    pub(crate) resources: usize,
+    /// Resource templates.
+    pub(crate) resource_templates: usize,
+    /// Prompts.
+    pub(crate) prompts: usize,
+    /// Live sessions.
+    pub(crate) sessions: usize,
+    /// How POSTed requests are answered.
+    pub(crate) response_mode: ResponseMode,
+}
+
+/// One server with everything it holds: its definition as `servers.json` stores it, plus
+/// its URL and live session count.
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ServerDetail {
+    /// The MCP endpoint to give a client.
+    pub(crate) url: String,
+    /// Live sessions.
+    pub(crate) sessions: usize,
+    /// The definition.
+    #[serde(flatten)]
+    pub(crate) server: ServerSpec,
+}
+
+/// The body of `PATCH /servers/{server}`: each member given replaces that setting, `null`
+/// resets it to its default. Any change rebuilds the server and ends its sessions; a new
+/// `name` moves it to `/s/NEW/mcp` (the old URL answers `404`).
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct ServerPatch {
+    /// A new name: 1-64 letters, digits, `_`, `-` or `.`, not taken by another server.
+    #[serde(default)]
+    pub(crate) name: Option<String>,
+    /// `serverInfo.title`.
+    #[serde(default)]
+    pub(crate) title: Option<String>,
+    /// `serverInfo.version`.
+    #[serde(default)]
+    pub(crate) version: Option<String>,
+    /// `instructions` in the `initialize` result.
+    #[serde(default)]
+    pub(crate) instructions: Option<String>,
+    /// `json` or `sse`.
+    #[serde(default)]
+    pub(crate) response_mode: Option<ResponseMode>,
+    /// Revisions the server accepts; empty means all.
+    #[serde(default)]
+    pub(crate) protocol_versions: Option<Vec<ProtocolVersion>>,
+    /// Items per page of every list method; `null` lists everything on one page.
+    #[serde(default)]
+    pub(crate) page_size: Option<usize>,
+}
+
+pub(crate) fn routes() -> Router<Arc<App>> {
+    Router::new()
+        .route("/servers", get(list).post(create))
+        .route("/servers/{server}", get(read).patch(update).delete(remove))
+}
+
+pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
+    vec![
+        Operation::new("get", "/servers", "listServers", "List servers.")
+            .reply(200, docs.schema::<Vec<ServerSummary>>()),
+        Operation::new("post", "/servers", "createServer", "Create a server.")
+            .describe(
+                "The body is a server as `servers.json` stores it; only `name` is required, and \
+                 a server created with just a name has no tools. Tools in the body keep the \
+                 file's default (`published: true`).",
+            )
+            .body(docs.schema::<ServerSpec>())
+            .reply(201, docs.schema::<ServerDetail>())
+            .errors(&[409]),
+        Operation::new("get", "/servers/{server}", "getServer", "Get a server.")
+            .reply(200, docs.schema::<ServerDetail>())
+            .errors(&[404]),
+        Operation::new(
+            "patch",
+            "/servers/{server}",
+            "updateServer",
+            "Update a server.",
+        )
+        .describe(
+            "A new `name` moves the server and closes its sessions. Any change rebuilds \
+                 the server and closes its sessions, since clients learn these settings at \
+                 `initialize`; its logs stay.",
+        )
+        .body(docs.schema::<ServerPatch>())
+        .reply(200, docs.schema::<ServerDetail>())
+        .errors(&[404, 409]),
+        Operation::new(
+            "delete",
+            "/servers/{server}",
+            "deleteServer",
+            "Delete a server and close its sessions.",
+        )
+        .no_content()
+        .errors(&[404]),
+    ]
+}
+
+fn summary(app: &App, name: &str, hosted: &Hosted) -> ServerSummary {
+    let engine = &hosted.engine;
+    let tools = engine.catalog.tools.all();
+    ServerSummary {
+        name: name.to_string(),
+        title: engine.spec.title.clone(),
+        version: engine.spec.version.clone(),
+        url: app.mcp_url(name),
+        published_tools: tools.iter().filter(|t| t.published).count(),
+        tools: tools.len(),
+        resources: engine.catalog.resources.all().len(),
+        resource_templates: engine.catalog.templates.all().len(),
+        prompts: engine.catalog.prompts.all().len(),
+        sessions: engine.sessions.list().len(),
+        response_mode: engine.spec.response_mode,
+    }
+}
+
+pub(crate) fn detail(app: &App, hosted: &Hosted) -> ServerDetail {
+    let server = hosted.engine.current_spec();
+    ServerDetail {
+        url: app.mcp_url(&server.name),
+        sessions: hosted.engine.sessions.list().len(),
+        server,
+    }
+}
+
+async fn list(State(app): State<Arc<App>>) -> Json<Vec<ServerSummary>> {
+    Json(
+        app.registry
+            .all()
+            .iter()
+            .map(|(name, hosted)| summary(&app, name, hosted))
+            .collect(),
+    )
+}
+
+/// Checks what the engine would report under snake_case field names, so the error names
+/// the API's field.
+fn check_settings(server: &ServerSpec) -> Result<(), ApiError> {
+    check_server_name(&server.name).map_err(|reason| ApiError::bad_request("name", reason))?;
+    if server.page_size == Some(0) {
+        return Err(ApiError::bad_request(
+            "pageSize",
+            "`pageSize` must be at least 1 (or null for one page)",
+        ));
+    }
+    Ok(())
+}
+
+fn taken(name: &str) -> ApiError {
+    ApiError::conflict("name", format!("a server named `{name}` already exists"))
+}
+
+async fn create(
+    State(app): State<Arc<App>>,
+    JsonBody(server): JsonBody<ServerSpec>,
+) -> Result<Response, ApiError> {
+    check_settings(&server)?;
+    let name = server.name.clone();
+    let body = commit(&app, || {
+        if app.registry.get(&name).is_some() {
+            return Err(taken(&name));
+        }
+        let hosted = app.registry.host(server, None)?;
+        Ok(detail(&app, &hosted))
+    })
+    .await?;
+    Ok(created(&format!("/api/v1/servers/{name}"), &body))
+}
+
+async fn read(
+    State(app): State<Arc<App>>,
+    Path(server): Path<String>,
+) -> Result<Json<ServerDetail>, ApiError> {
+    let hosted = hosted(&app, &server)?;
+    Ok(Json(detail(&app, &hosted)))
+}
+
+async fn update(
+    State(app): State<Arc<App>>,
+    Path(server): Path<String>,
+    JsonBody(patch): JsonBody<Value>,
+) -> Result<Json<ServerDetail>, ApiError> {
+    let patch = object(patch)?;
+    commit(&app, || {
+        let current_host = hosted(&app, &server)?;
+        let current = current_host.engine.current_spec();
+        let next: ServerSpec = merge::<_, ServerPatch>(&current, patch)?;
+        if next == current {
+            return Ok(detail(&app, &current_host));
+        }
+        check_settings(&next)?;
+        if next.name != server && app.registry.get(&next.name).is_some() {
+            return Err(taken(&next.name));
+        }
+        let replaced = app.registry.replace(&server, next)?;
+        Ok(detail(&app, &replaced))
+    })
+    .await
+    .map(Json)
+}
+
+async fn remove(
+    State(app): State<Arc<App>>,
+    Path(server): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    commit(&app, || {
+        app.registry
+            .remove(&server)
+            .map(|_| StatusCode::NO_CONTENT)
+            .ok_or_else(|| {
+                ApiError::not_found(format!("no server named `{server}`")).field("server")
+            })
+    })
+    .await
+}
