@@ -273,6 +273,19 @@ async fn the_root_describes_the_instance() {
 }
 
 #[tokio::test]
+async fn the_ui_url_of_the_banner_points_at_the_api_until_the_web_ui_ships() {
+    let api = Api::start("api-ui-placeholder");
+
+    let page = reqwest::get(format!("http://localhost:{}/", api.app.ui_port))
+        .await
+        .expect("GET the UI URL");
+
+    assert_eq!(page.status(), StatusCode::OK);
+    let html = page.text().await.expect("an HTML body");
+    assert!(html.contains("/api/v1/openapi.json"), "{html}");
+}
+
+#[tokio::test]
 async fn the_openapi_document_covers_every_route_the_router_serves() {
     let api = Api::start("api-openapi");
     let doc = api

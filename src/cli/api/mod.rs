@@ -58,7 +58,18 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .nest("/api/v1", api)
         .route("/api/v1/", root)
+        .route("/", get(ui_placeholder))
         .with_state(app)
+}
+
+/// The banner points people at the UI URL; until the web UI ships, it says where things are
+/// rather than answering 404.
+async fn ui_placeholder() -> axum::response::Html<&'static str> {
+    axum::response::Html(
+        "<!doctype html><title>MCP Decoy</title><h1>MCP Decoy</h1>\
+         <p>The web UI is not part of this version yet. Everything it will do is in the REST API: \
+         <a href=\"/api/v1/\">/api/v1/</a> (routes: <a href=\"/api/v1/openapi.json\">openapi.json</a>).</p>",
+    )
 }
 
 /// Unknown paths under `/api/v1` answer a problem too, pointing at the route list.
