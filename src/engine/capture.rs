@@ -205,6 +205,8 @@ pub(crate) struct Arrival<'a> {
     /// The `Mcp-Session-Id` the request named, recorded even when no live session has it,
     /// so a client that keeps using an ended session shows which one.
     pub(crate) named_session: Option<&'a str>,
+    /// For a 2026-07-28 request: the version it asked for (there is no session).
+    pub(crate) modern_version: Option<&'a str>,
     pub(crate) kind: RpcKind,
     pub(crate) method: Option<&'a str>,
     pub(crate) message: Value,
@@ -229,8 +231,15 @@ pub(crate) fn arrived(engine: &Engine, arrival: Arrival<'_>) -> u64 {
                 .session
                 .map(|s| s.id.clone())
                 .or_else(|| arrival.named_session.map(str::to_string)),
-            protocol_version: arrival.session.map(|s| s.version.as_str().to_string()),
-            era: Some(Era::Legacy),
+            protocol_version: arrival
+                .modern_version
+                .map(str::to_string)
+                .or_else(|| arrival.session.map(|s| s.version.as_str().to_string())),
+            era: Some(if arrival.modern_version.is_some() {
+                Era::Modern
+            } else {
+                Era::Legacy
+            }),
             carried_by: arrival.exchange.map(|e| e.0),
             message: arrival.message,
             response: None,
@@ -300,9 +309,14 @@ pub(crate) fn sent(
             direction: Direction::ServerToClient,
             method,
             name: None,
-            session: Some(session.id.clone()),
+            // A 2026-07-28 request's detached session is no session the client knows.
+            session: (!session.version.is_modern()).then(|| session.id.clone()),
             protocol_version: Some(session.version.as_str().to_string()),
-            era: Some(Era::Legacy),
+            era: Some(if session.version.is_modern() {
+                Era::Modern
+            } else {
+                Era::Legacy
+            }),
             carried_by: exchange.map(|e| e.0),
             message: message.clone(),
             response: None,

@@ -45,6 +45,7 @@ pub(crate) enum Method {
     PromptsGet,
     CompletionComplete,
     LoggingSetLevel,
+    ServerDiscover,
 }
 
 impl Method {
@@ -62,6 +63,7 @@ impl Method {
             "prompts/get" => Method::PromptsGet,
             "completion/complete" => Method::CompletionComplete,
             "logging/setLevel" => Method::LoggingSetLevel,
+            "server/discover" => Method::ServerDiscover,
             _ => return None,
         })
     }
@@ -82,6 +84,11 @@ pub(crate) async fn request(ctx: &RequestCtx, method: &str) -> Result<Value, Rpc
         Some(Method::PromptsGet) => prompts::get(ctx),
         Some(Method::CompletionComplete) => completion::complete(ctx),
         Some(Method::LoggingSetLevel) => logging::set_level(ctx),
+        // Only the modern era has discovery; a legacy client has `initialize`.
+        Some(Method::ServerDiscover) if ctx.session.version.is_modern() => {
+            Ok(super::modern::discover(&ctx.engine))
+        }
+        Some(Method::ServerDiscover) => Err(method_not_found(method)),
         None if method == "initialize" => Err(RpcError::new(
             code::INVALID_REQUEST,
             "initialize: this session is already initialized; to start a new session, send initialize without an Mcp-Session-Id header",

@@ -7,17 +7,21 @@ use crate::spec::ProtocolVersion;
 pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// The client's revision if served, else the newest served (lifecycle: the server "MUST
-/// respond with another protocol version it supports", which "SHOULD be the latest").
+/// respond with another protocol version it supports", which "SHOULD be the latest"). Only
+/// legacy revisions have `initialize`; `None` when the server serves none of them.
 pub(crate) fn negotiate(
     requested: &str,
     served_newest_first: &[ProtocolVersion],
-) -> ProtocolVersion {
-    served_newest_first
-        .iter()
-        .copied()
+) -> Option<ProtocolVersion> {
+    let legacy = || {
+        served_newest_first
+            .iter()
+            .copied()
+            .filter(|v| !v.is_modern())
+    };
+    legacy()
         .find(|v| v.as_str() == requested)
-        .or_else(|| served_newest_first.first().copied())
-        .unwrap_or(ProtocolVersion::V2025_11_25)
+        .or_else(|| legacy().next())
 }
 
 /// Checks the `MCP-Protocol-Version` header of a request in a session: absent is accepted
@@ -57,9 +61,14 @@ mod tests {
     #[test]
     fn negotiation_keeps_a_served_version_and_falls_back_to_the_newest() {
         let all = [V2025_11_25, V2025_06_18, V2025_03_26];
-        assert_eq!(negotiate("2025-06-18", &all), V2025_06_18);
-        assert_eq!(negotiate("2024-11-05", &all), V2025_11_25);
-        assert_eq!(negotiate("2025-11-25", &[V2025_03_26]), V2025_03_26);
+        assert_eq!(negotiate("2025-06-18", &all), Some(V2025_06_18));
+        assert_eq!(negotiate("2024-11-05", &all), Some(V2025_11_25));
+        assert_eq!(negotiate("2025-11-25", &[V2025_03_26]), Some(V2025_03_26));
+        assert_eq!(
+            negotiate("2026-07-28", &[V2026_07_28, V2025_06_18]),
+            Some(V2025_06_18)
+        );
+        assert_eq!(negotiate("2025-11-25", &[V2026_07_28]), None);
     }
 
     #[test]

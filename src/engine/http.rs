@@ -11,7 +11,6 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::Engine;
 use super::capture::{self, Arrival, ExchangeId};
 use super::dispatch::{self, RequestCtx};
 use super::era::{self, VERSION_HEADER};
@@ -20,6 +19,7 @@ use super::methods::lifecycle;
 use super::outbox::Outbox;
 use super::session::{Reader, Session};
 use super::stream::{self, Poll, STANDALONE};
+use super::{Engine, modern};
 use crate::log::RpcKind;
 use crate::spec::{ProtocolVersion, ResponseMode};
 
@@ -89,6 +89,7 @@ pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) ->
                     exchange: incoming.exchange,
                     session: None,
                     named_session: incoming.named_session(),
+                    modern_version: None,
                     kind: RpcKind::Invalid,
                     method: None,
                     message: Value::String(text),
@@ -108,6 +109,9 @@ pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) ->
 }
 
 async fn post_one(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -> Response {
+    if modern::is_modern(&message, &incoming.headers) {
+        return modern_post(engine, incoming, message).await;
+    }
     let started = Instant::now();
     let classified = jsonrpc::classify(&message);
     if let Incoming::Request { id, method, params } = &classified {
@@ -171,6 +175,86 @@ async fn post_one(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -> R
     }
 }
 
+/// A 2026-07-28 request: checked against its headers and `_meta`, then answered by the
+/// same handlers in a detached session (see `modern`).
+async fn modern_post(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -> Response {
+    let started = Instant::now();
+    let classified = jsonrpc::classify(&message);
+    let requested = message
+        .get("params")
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(modern::META_VERSION))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| {
+            incoming
+                .headers
+                .get(VERSION_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .map(|v| v.trim().to_string())
+        });
+    let (kind, method) = match &classified {
+        Incoming::Request { method, .. } => (RpcKind::Request, Some(method.as_str())),
+        Incoming::Notification { method, .. } => (RpcKind::Notification, Some(method.as_str())),
+        Incoming::Response { .. } => (RpcKind::Response, None),
+        Incoming::Invalid { .. } => (RpcKind::Invalid, None),
+    };
+    let record = capture::arrived(
+        engine,
+        Arrival {
+            exchange: incoming.exchange,
+            session: None,
+            named_session: None,
+            modern_version: Some(requested.as_deref().unwrap_or("")),
+            kind,
+            method,
+            message,
+        },
+    );
+    let refuse = |status: StatusCode, id: &Value, error: RpcError| {
+        let response = jsonrpc::error(id, &error);
+        capture::answered(engine, record, &response, started, None);
+        (status, axum::Json(response)).into_response()
+    };
+    match classified {
+        // Header rules for notifications are undefined; accept them (transport page).
+        Incoming::Notification { .. } => StatusCode::ACCEPTED.into_response(),
+        Incoming::Response { id } => refuse(
+            StatusCode::BAD_REQUEST,
+            &id,
+            RpcError::new(
+                code::INVALID_REQUEST,
+                "Invalid request: a 2026-07-28 server sends no requests, so clients POST no responses",
+            ),
+        ),
+        Incoming::Invalid { id, reason } => refuse(
+            StatusCode::BAD_REQUEST,
+            &id,
+            RpcError::new(code::INVALID_REQUEST, format!("Invalid request: {reason}")),
+        ),
+        Incoming::Request { id, method, params } => {
+            let declared = match modern::check(engine, &incoming.headers, &method, &params) {
+                Ok(declared) => declared,
+                Err((status, error)) => return refuse(status, &id, error),
+            };
+            let pending = Pending {
+                engine: engine.clone(),
+                session: modern::session_for(engine, &declared),
+                id,
+                method,
+                params,
+                record,
+                started,
+            };
+            if wants_stream(engine, incoming, &pending) {
+                stream_answer(pending, incoming.exchange)
+            } else {
+                json_answer(pending).await
+            }
+        }
+    }
+}
+
 fn initialize(
     engine: &Arc<Engine>,
     incoming: &Inbound,
@@ -185,6 +269,7 @@ fn initialize(
             exchange: incoming.exchange,
             session: None,
             named_session: None,
+            modern_version: None,
             kind: RpcKind::Request,
             method: Some("initialize"),
             message,
@@ -221,6 +306,11 @@ fn initialize(
         Err(error) => {
             let response = jsonrpc::error(id, &error);
             capture::answered(engine, record, &response, started, None);
+            // A modern-only server fails a legacy handshake as header validation would, so a
+            // client falls back or gives up (2026-07-28 versioning, "Backward compatibility").
+            if engine.versions.iter().all(|v| v.is_modern()) {
+                return (StatusCode::BAD_REQUEST, axum::Json(response)).into_response();
+            }
             respond(engine, response)
         }
     }
@@ -352,6 +442,10 @@ impl Pending {
         match outcome {
             Some(outcome) => {
                 let response = match outcome {
+                    Ok(result) if self.session.version.is_modern() => jsonrpc::result(
+                        &self.id,
+                        modern::finish_result(&self.engine, &self.method, result),
+                    ),
                     Ok(result) => jsonrpc::result(&self.id, result),
                     Err(error) => jsonrpc::error(&self.id, &error),
                 };
@@ -410,7 +504,7 @@ fn stream_answer(pending: Pending, exchange: Option<ExchangeId>) -> Response {
     let session = pending.session.clone();
     let engine = pending.engine.clone();
     let stream = session.open_stream();
-    if session.version >= ProtocolVersion::V2025_11_25 {
+    if session.version == ProtocolVersion::V2025_11_25 {
         session.push(stream, None);
     }
     let Some(reader) = session.attach(stream, None) else {
@@ -469,6 +563,7 @@ fn record_arrival(
             exchange: incoming.exchange,
             session,
             named_session: incoming.named_session(),
+            modern_version: None,
             kind,
             method,
             message,
@@ -513,6 +608,9 @@ pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> 
     }
     let (incoming, _) = split(request, 0).await;
     if let Some(rejection) = origin_rejection(&engine, &incoming.headers) {
+        return rejection;
+    }
+    if let Some(rejection) = modern_get_or_delete(&incoming.headers) {
         return rejection;
     }
     if !accepts(&incoming.headers, "text/event-stream") {
@@ -566,13 +664,18 @@ fn event_body(
         loop {
             match state.session.poll(&mut state.reader) {
                 Poll::Event(event) => {
-                    let id = stream::event_id(state.reader.stream, event.seq);
+                    // 2026-07-28 streams are request-scoped and not resumable: no event ids.
+                    let id = if state.session.version.is_modern() {
+                        String::new()
+                    } else {
+                        format!("id: {}\n", stream::event_id(state.reader.stream, event.seq))
+                    };
                     let text = match &event.message {
                         Some(message) => {
                             capture::sent(&state.engine, &state.session, state.exchange, message);
-                            format!("id: {id}\nevent: message\ndata: {message}\n\n")
+                            format!("{id}event: message\ndata: {message}\n\n")
                         }
-                        None => format!("id: {id}\ndata: \n\n"),
+                        None => format!("{id}data: \n\n"),
                     };
                     return Some((Ok::<_, std::convert::Infallible>(Bytes::from(text)), state));
                 }
@@ -603,6 +706,11 @@ struct BodyState {
 impl Drop for BodyState {
     fn drop(&mut self) {
         self.session.detach(&self.reader);
+        // In 2026-07-28 closing the response stream is how a client cancels
+        // (`basic/patterns/cancellation.mdx`); after the response it is a no-op.
+        if self.session.version.is_modern() {
+            self.session.cancel_all();
+        }
     }
 }
 
@@ -610,6 +718,9 @@ impl Drop for BodyState {
 pub(crate) async fn delete(State(engine): State<Arc<Engine>>, request: Request) -> Response {
     let (incoming, _) = split(request, 0).await;
     if let Some(rejection) = origin_rejection(&engine, &incoming.headers) {
+        return rejection;
+    }
+    if let Some(rejection) = modern_get_or_delete(&incoming.headers) {
         return rejection;
     }
     match resolve_session(&engine, &incoming.headers) {
@@ -621,6 +732,27 @@ pub(crate) async fn delete(State(engine): State<Arc<Engine>>, request: Request) 
             (status, axum::Json(jsonrpc::error(&Value::Null, &error))).into_response()
         }
     }
+}
+
+/// 2026-07-28 has no GET stream and no sessions to delete: 405 (transport page).
+fn modern_get_or_delete(headers: &HeaderMap) -> Option<Response> {
+    let modern = headers
+        .get(VERSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| ProtocolVersion::parse(v.trim()))
+        .is_some_and(ProtocolVersion::is_modern);
+    if !modern || headers.contains_key(SESSION_HEADER) {
+        return None;
+    }
+    let mut response = transport_error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        code::INVALID_REQUEST,
+        "2026-07-28 requests are POSTs only: there is no GET stream and no session to DELETE",
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    Some(response)
 }
 
 /// Finds the session the request names and checks its version header: 400 without an id or

@@ -21,6 +21,12 @@ pub(crate) mod code {
     /// The session id names no live session (implementation-defined range, as the
     /// TypeScript SDK uses it).
     pub(crate) const SESSION_NOT_FOUND: i64 = -32001;
+    /// 2026-07-28: a request header disagrees with the body, or is missing (HTTP 400).
+    pub(crate) const HEADER_MISMATCH: i64 = -32020;
+    /// 2026-07-28: the request needs a client capability its `_meta` did not declare.
+    pub(crate) const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+    /// 2026-07-28: the requested protocol version is not served (HTTP 400).
+    pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
 
 /// A JSON-RPC error object.

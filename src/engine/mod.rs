@@ -11,6 +11,7 @@ mod era;
 mod http;
 mod jsonrpc;
 mod methods;
+mod modern;
 mod outbox;
 mod runtime;
 mod schema;

@@ -61,6 +61,8 @@ struct State {
     next_request: u64,
     /// Set by `logging/setLevel`; `None` sends every level.
     log_level: Option<LogLevel>,
+    /// Off for a stateless request without `_meta` logLevel: no log messages at all.
+    logging: bool,
     subscriptions: HashSet<String>,
 }
 
@@ -149,6 +151,13 @@ impl Session {
         self.state().in_flight.remove(&id.to_string());
     }
 
+    /// Cancels every request being handled (a 2026-07-28 client closed its stream).
+    pub(crate) fn cancel_all(&self) {
+        for (_, token) in self.state().in_flight.drain() {
+            token.cancel();
+        }
+    }
+
     pub(crate) fn cancel(&self, id: &Value) {
         if let Some(token) = self.state().in_flight.remove(&id.to_string()) {
             token.cancel();
@@ -183,7 +192,16 @@ impl Session {
 
     /// Whether a `notifications/message` at `level` passes the session's `logging/setLevel`.
     pub(crate) fn logs_at(&self, level: LogLevel) -> bool {
-        self.state().log_level.is_none_or(|min| level >= min)
+        let state = self.state();
+        state.logging && state.log_level.is_none_or(|min| level >= min)
+    }
+
+    /// Stateless requests log only at the `_meta` logLevel they ask for (2026-07-28
+    /// server/utilities/logging): `None` sends nothing.
+    pub(crate) fn log_only_at(&self, level: Option<LogLevel>) {
+        let mut state = self.state();
+        state.logging = level.is_some();
+        state.log_level = level;
     }
 
     pub(crate) fn subscribe(&self, uri: &str) {
@@ -275,24 +293,7 @@ impl Sessions {
         client_info: Value,
         client_capabilities: Value,
     ) -> Arc<Session> {
-        let session = Arc::new(Session {
-            id: new_session_id(),
-            version,
-            client_info,
-            client_capabilities,
-            created_at: Utc::now(),
-            state: Mutex::new(State {
-                initialized: false,
-                ended: false,
-                streams: Streams::new(self.max_queued),
-                in_flight: HashMap::new(),
-                replies: HashMap::new(),
-                next_request: 0,
-                log_level: None,
-                subscriptions: HashSet::new(),
-            }),
-            wake: watch::channel(()).0,
-        });
+        let session = self.detached(version, client_info, client_capabilities);
         let mut inner = self.inner();
         inner.by_id.insert(session.id.clone(), session.clone());
         inner.order.push_back(session.id.clone());
@@ -309,6 +310,35 @@ impl Sessions {
 
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
         self.inner().by_id.get(id).cloned()
+    }
+
+    /// A session that no id reaches: the context of one stateless (2026-07-28) request,
+    /// which lives as long as that request.
+    pub(crate) fn detached(
+        &self,
+        version: ProtocolVersion,
+        client_info: Value,
+        client_capabilities: Value,
+    ) -> Arc<Session> {
+        Arc::new(Session {
+            id: new_session_id(),
+            version,
+            client_info,
+            client_capabilities,
+            created_at: Utc::now(),
+            state: Mutex::new(State {
+                initialized: false,
+                ended: false,
+                streams: Streams::new(self.max_queued),
+                in_flight: HashMap::new(),
+                replies: HashMap::new(),
+                next_request: 0,
+                log_level: None,
+                logging: true,
+                subscriptions: HashSet::new(),
+            }),
+            wake: watch::channel(()).0,
+        })
     }
 
     /// Ends a session: its streams close and its id answers 404 from now on.

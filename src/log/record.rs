@@ -129,6 +129,8 @@ pub enum Direction {
 pub enum Era {
     /// 2025-03-26 to 2025-11-25: sessions opened by `initialize`.
     Legacy,
+    /// 2026-07-28: stateless requests carrying their version in `_meta`.
+    Modern,
 }
 
 /// One JSON-RPC message and, for a request, its response.

@@ -39,7 +39,16 @@ pub(crate) fn initialize(
             )));
         }
     }
-    let version = era::negotiate(requested, &engine.versions);
+    let Some(version) = era::negotiate(requested, &engine.versions) else {
+        return Err(RpcError::new(
+            crate::engine::jsonrpc::code::INVALID_REQUEST,
+            format!(
+                "initialize: this server serves only the stateless protocol ({}), which has no initialize; send requests with `_meta` instead",
+                engine.versions_list()
+            ),
+        )
+        .with_data(json!({ "supported": engine.versions.iter().map(|v| v.as_str()).collect::<Vec<_>>(), "requested": requested })));
+    };
     let session = engine
         .sessions
         .create(version, client_info.clone(), capabilities.clone());

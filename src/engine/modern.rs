@@ -1,0 +1,363 @@
+//! The modern era (2026-07-28) beside the legacy one on the same endpoint: stateless
+//! requests that carry their protocol version and the client's capabilities in `_meta`,
+//! checked against the request headers (`2026-07-28/basic/transports/streamable-http.mdx`,
+//! `basic/index.mdx`, `basic/versioning.mdx`, `server/discover.mdx`,
+//! `server/utilities/caching.mdx`). Each request gets a detached session that lives as long
+//! as the request, so the method handlers are the legacy ones.
+
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, StatusCode};
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+
+use super::Engine;
+use super::jsonrpc::{RpcError, code};
+use crate::spec::{AskMethod, LogLevel, ProtocolVersion, Step};
+
+/// `_meta` keys of a modern request (`basic/index.mdx`, "Request metadata").
+pub(crate) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+const VERSION_HEADER: &str = "mcp-protocol-version";
+const METHOD_HEADER: &str = "mcp-method";
+const NAME_HEADER: &str = "mcp-name";
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// Methods that exist only in the legacy era; a modern request for them is an unknown
+/// method (`2026-07-28/deprecated.mdx`).
+const LEGACY_ONLY: &[&str] = &[
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// Methods whose complete results carry caching hints (`server/utilities/caching.mdx`).
+const CACHEABLE: &[&str] = &[
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+];
+
+/// Whether a POSTed message belongs to the modern era: it carries the modern `_meta`
+/// version, or it names a non-legacy version in the header without a legacy session.
+pub(crate) fn is_modern(message: &Value, headers: &HeaderMap) -> bool {
+    let meta_version = message
+        .get("params")
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(META_VERSION))
+        .is_some();
+    if meta_version {
+        return true;
+    }
+    if headers.contains_key(SESSION_HEADER) {
+        return false;
+    }
+    let header = header_text(headers, VERSION_HEADER);
+    match header.as_deref().map(ProtocolVersion::parse) {
+        Some(Some(version)) => version.is_modern(),
+        // A version this server does not know at all, outside any session: answer as modern
+        // (-32022), which tells a modern client what is served.
+        Some(None) => message.get("method").and_then(Value::as_str) != Some("initialize"),
+        None => false,
+    }
+}
+
+/// What a checked modern request declared.
+#[derive(Debug, Clone)]
+pub(crate) struct Declared {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) capabilities: Value,
+    pub(crate) client_info: Value,
+    pub(crate) log_level: Option<LogLevel>,
+}
+
+/// A refused request: the HTTP status and the JSON-RPC error.
+pub(crate) type Refusal = (StatusCode, RpcError);
+
+fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_string())
+}
+
+fn mismatch(message: String) -> Refusal {
+    (
+        StatusCode::BAD_REQUEST,
+        RpcError::new(code::HEADER_MISMATCH, message),
+    )
+}
+
+/// The checks of a modern request, in the order the conformance suite's own mock applies
+/// them (spec README, section 3): header version present, required `_meta`, header equals
+/// `_meta`, version served, then `Mcp-Method` / `Mcp-Name`, then routing.
+pub(crate) fn check(
+    engine: &Engine,
+    headers: &HeaderMap,
+    method: &str,
+    params: &Value,
+) -> Result<Declared, Refusal> {
+    let header_version = header_text(headers, VERSION_HEADER).ok_or_else(|| {
+        mismatch("the MCP-Protocol-Version header is required on every 2026-07-28 request".into())
+    })?;
+    let meta = params.get("_meta").and_then(Value::as_object);
+    let meta_version = meta
+        .and_then(|m| m.get(META_VERSION))
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            (
+                StatusCode::BAD_REQUEST,
+                RpcError::invalid_params(format!(
+                    "`params._meta[\"{META_VERSION}\"]` is required (a string naming the protocol version)"
+                )),
+            )
+        })?;
+    let capabilities = meta
+        .and_then(|m| m.get(META_CAPABILITIES))
+        .filter(|c| c.is_object())
+        .cloned()
+        .ok_or_else(|| {
+            (
+                StatusCode::BAD_REQUEST,
+                RpcError::invalid_params(format!(
+                    "`params._meta[\"{META_CAPABILITIES}\"]` is required (an object of the client's capabilities)"
+                )),
+            )
+        })?;
+    if header_version != meta_version {
+        return Err(mismatch(format!(
+            "MCP-Protocol-Version header `{header_version}` does not match `_meta` protocolVersion `{meta_version}`"
+        )));
+    }
+    let served: Vec<&str> = engine.versions.iter().map(|v| v.as_str()).collect();
+    let version = ProtocolVersion::parse(meta_version)
+        .filter(|v| v.is_modern() && engine.versions.contains(v))
+        .ok_or_else(|| {
+            (
+                StatusCode::BAD_REQUEST,
+                RpcError::new(
+                    code::UNSUPPORTED_PROTOCOL_VERSION,
+                    format!("protocol version `{meta_version}` is not supported; this server supports {}", served.join(", ")),
+                )
+                .with_data(json!({ "supported": served, "requested": meta_version })),
+            )
+        })?;
+    check_method_header(headers, method)?;
+    check_name_header(headers, method, params)?;
+    if LEGACY_ONLY.contains(&method) || !routable(method) {
+        return Err((
+            StatusCode::NOT_FOUND,
+            RpcError::new(
+                code::METHOD_NOT_FOUND,
+                format!("Method not found: `{method}` is not a 2026-07-28 method of this server"),
+            ),
+        ));
+    }
+    check_capabilities(engine, method, params, &capabilities)?;
+    let log_level = match meta.and_then(|m| m.get(META_LOG_LEVEL)) {
+        None | Some(Value::Null) => None,
+        Some(level) => Some(level.as_str().and_then(LogLevel::parse).ok_or_else(|| {
+            (
+                StatusCode::BAD_REQUEST,
+                RpcError::invalid_params(format!(
+                    "`params._meta[\"{META_LOG_LEVEL}\"]` must be one of debug, info, notice, warning, error, critical, alert, emergency; got {level}"
+                )),
+            )
+        })?),
+    };
+    let client_info = meta
+        .and_then(|m| m.get(META_CLIENT_INFO))
+        .cloned()
+        .unwrap_or(Value::Null);
+    Ok(Declared {
+        version,
+        capabilities,
+        client_info,
+        log_level,
+    })
+}
+
+fn routable(method: &str) -> bool {
+    super::dispatch::Method::parse(method).is_some()
+}
+
+/// `Mcp-Method` must equal `method`, case-sensitively.
+fn check_method_header(headers: &HeaderMap, method: &str) -> Result<(), Refusal> {
+    match header_text(headers, METHOD_HEADER) {
+        Some(sent) if sent == method => Ok(()),
+        Some(sent) => Err(mismatch(format!(
+            "Mcp-Method header `{sent}` does not match the body's method `{method}`"
+        ))),
+        None => Err(mismatch(format!(
+            "the Mcp-Method header is required; send `Mcp-Method: {method}`"
+        ))),
+    }
+}
+
+/// `Mcp-Name` must equal `params.name` (tools/call, prompts/get) or `params.uri`
+/// (resources/read), after decoding the `=?base64?…?=` form.
+fn check_name_header(headers: &HeaderMap, method: &str, params: &Value) -> Result<(), Refusal> {
+    let field = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return Ok(()),
+    };
+    let Some(expected) = params.get(field).and_then(Value::as_str) else {
+        // The handler reports the missing field as -32602.
+        return Ok(());
+    };
+    let Some(sent) = header_text(headers, NAME_HEADER) else {
+        return Err(mismatch(format!(
+            "the Mcp-Name header is required for {method}; send the value of params.{field}"
+        )));
+    };
+    let decoded = decode_header_value(&sent)
+        .map_err(|reason| mismatch(format!("Mcp-Name header `{sent}`: {reason}")))?;
+    if decoded == expected {
+        Ok(())
+    } else {
+        Err(mismatch(format!(
+            "Mcp-Name header `{decoded}` does not match params.{field} `{expected}`"
+        )))
+    }
+}
+
+/// Decodes a header value: `=?base64?…?=` is strict base64 of UTF-8; anything without the
+/// whole wrapper is literal (`server/tools.mdx`, "x-mcp-header").
+pub(crate) fn decode_header_value(value: &str) -> Result<String, String> {
+    let Some(inner) = value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    else {
+        return Ok(value.to_string());
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(inner)
+        .map_err(|e| format!("the =?base64?…?= value is not valid base64 ({e})"))?;
+    String::from_utf8(bytes).map_err(|_| "the =?base64?…?= value is not UTF-8".to_string())
+}
+
+/// A tool whose script asks the client for something needs that capability in this
+/// request's `_meta` (-32021 with `data.requiredCapabilities`, `basic/index.mdx`).
+fn check_capabilities(
+    engine: &Engine,
+    method: &str,
+    params: &Value,
+    declared: &Value,
+) -> Result<(), Refusal> {
+    if method != "tools/call" {
+        return Ok(());
+    }
+    let Some(tool) = params
+        .get("name")
+        .and_then(Value::as_str)
+        .and_then(|n| engine.catalog.tools.get(n))
+    else {
+        return Ok(());
+    };
+    let mut required = Map::new();
+    for step in &tool.script {
+        if let Step::Ask { method, .. } = step {
+            let key = match method {
+                AskMethod::Sampling => "sampling",
+                AskMethod::Elicitation => "elicitation",
+                AskMethod::Roots => "roots",
+            };
+            if declared.get(key).is_none() {
+                required.insert(key.into(), json!({}));
+            }
+        }
+    }
+    if required.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<&String> = required.keys().collect();
+    Err((
+        StatusCode::BAD_REQUEST,
+        RpcError::new(
+            code::MISSING_CLIENT_CAPABILITY,
+            format!("tool `{}` needs the client capabilities {names:?}, which this request's _meta does not declare", tool.name),
+        )
+        .with_data(json!({ "requiredCapabilities": Value::Object(required) })),
+    ))
+}
+
+/// `server/discover` (`server/discover.mdx`).
+pub(crate) fn discover(engine: &Engine) -> Value {
+    let mut result = json!({
+        "supportedVersions": engine.versions.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
+        "capabilities": engine.capabilities(),
+    });
+    if let Some(instructions) = &engine.spec.instructions {
+        result["instructions"] = json!(instructions);
+    }
+    result
+}
+
+/// What every modern result carries: `resultType` (when the handler did not set one),
+/// the server's identity in `_meta`, and caching hints on cacheable complete results.
+pub(crate) fn finish_result(engine: &Engine, method: &str, mut result: Value) -> Value {
+    let Some(object) = result.as_object_mut() else {
+        return result;
+    };
+    object
+        .entry("resultType")
+        .or_insert_with(|| json!("complete"));
+    let complete = object.get("resultType") == Some(&json!("complete"));
+    if complete && CACHEABLE.contains(&method) {
+        object.entry("ttlMs").or_insert_with(|| json!(0));
+        object
+            .entry("cacheScope")
+            .or_insert_with(|| json!("public"));
+    }
+    let meta = object.entry("_meta").or_insert_with(|| json!({}));
+    if let Some(meta) = meta.as_object_mut() {
+        meta.insert(META_SERVER_INFO.into(), engine.server_info());
+    }
+    result
+}
+
+/// The detached session of one modern request.
+pub(crate) fn session_for(engine: &Engine, declared: &Declared) -> Arc<super::session::Session> {
+    let session = engine.sessions.detached(
+        declared.version,
+        declared.client_info.clone(),
+        declared.capabilities.clone(),
+    );
+    session.log_only_at(declared.log_level);
+    session
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_values_decode_only_the_whole_base64_wrapper() {
+        assert_eq!(
+            decode_header_value("=?base64?aMOpbGxv?=").as_deref(),
+            Ok("héllo")
+        );
+        assert_eq!(
+            decode_header_value("=?base64?aGVsbG8").as_deref(),
+            Ok("=?base64?aGVsbG8")
+        );
+        assert!(decode_header_value("=?base64?a*b?=").is_err());
+        assert_eq!(
+            decode_header_value("=?base64?aGVsbG8=?=").as_deref(),
+            Ok("hello")
+        );
+        assert!(
+            decode_header_value("=?base64?aGVsbG8?=").is_err(),
+            "missing padding"
+        );
+    }
+}
