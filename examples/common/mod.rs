@@ -16,13 +16,17 @@ pub async fn serve(server: MockMcpServer) {
     let printer = async {
         let mut seen = 0;
         loop {
-            for (record, message) in server.log().mcp().records() {
+            let log = server.log();
+            for (record, message) in log.mcp().records() {
                 if record.id > seen {
                     let method = message.method.as_deref().unwrap_or("(response)");
                     eprintln!("#{} {:?} {method}", record.id, message.direction);
-                    seen = record.id;
                 }
             }
+            // Every record counts as seen, `http` ones too: waiting for a record newer than
+            // the last `mcp` one would return at once after a stream's end record and spin,
+            // starving the shutdown signal.
+            seen = log.records().iter().map(|r| r.id).max().unwrap_or(seen);
             let _ = server
                 .wait_for(
                     |log| log.records().iter().any(|r| r.id > seen),

@@ -184,6 +184,7 @@ async fn serve(
             // Long-lived streams would hold a graceful shutdown open: end the sessions first.
             for (_, hosted) in registry.all() {
                 hosted.engine.sessions.clear();
+                hosted.engine.listeners.close();
             }
             app.close_streams();
             let _ = stop_tx.send(true);

@@ -82,6 +82,7 @@ impl Registry {
     pub(crate) fn remove(&self, name: &str) -> Option<Hosted> {
         let removed = self.write().remove(name)?;
         removed.engine.sessions.clear();
+        removed.engine.listeners.close();
         // Its records can no longer be read through the API; they must not hold log space.
         self.log.clear_from(removed.engine.source);
         Some(removed)
@@ -120,6 +121,7 @@ impl Registry {
             servers.insert(spec.name.clone(), hosted.clone());
         }
         old.engine.sessions.clear();
+        old.engine.listeners.close();
         Ok(hosted)
     }
 

@@ -46,6 +46,9 @@ pub(crate) enum Method {
     CompletionComplete,
     LoggingSetLevel,
     ServerDiscover,
+    /// 2026-07-28 only; the HTTP transport answers it with a long-lived stream
+    /// (`methods::listen`) before dispatch.
+    SubscriptionsListen,
 }
 
 impl Method {
@@ -64,6 +67,7 @@ impl Method {
             "completion/complete" => Method::CompletionComplete,
             "logging/setLevel" => Method::LoggingSetLevel,
             "server/discover" => Method::ServerDiscover,
+            "subscriptions/listen" => Method::SubscriptionsListen,
             _ => return None,
         })
     }
@@ -89,6 +93,9 @@ pub(crate) async fn request(ctx: &RequestCtx, method: &str) -> Result<Value, Rpc
             Ok(super::modern::discover(&ctx.engine))
         }
         Some(Method::ServerDiscover) => Err(method_not_found(method)),
+        // A legacy session has its GET stream instead; a modern listen never gets here (the
+        // transport streams it), so either way there is nothing to answer here.
+        Some(Method::SubscriptionsListen) => Err(method_not_found(method)),
         None if method == "initialize" => Err(RpcError::new(
             code::INVALID_REQUEST,
             "initialize: this session is already initialized; to start a new session, send initialize without an Mcp-Session-Id header",

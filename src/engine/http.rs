@@ -16,21 +16,19 @@ use super::dispatch::{self, RequestCtx};
 use super::era::{self, VERSION_HEADER};
 use super::jsonrpc::{self, Incoming, RpcError, code};
 use super::methods::lifecycle;
+use super::methods::listen::{self, Frame, Refused, Subscription};
 use super::outbox::Outbox;
 use super::session::{Reader, Session};
 use super::stream::{self, Poll, STANDALONE};
 use super::{Engine, modern};
 use crate::log::RpcKind;
-use crate::spec::{ProtocolVersion, ResponseMode};
+use crate::spec::{ProtocolVersion, ResponseMode, Step};
 
 /// The session header (names are case-insensitive; `http` stores them lower-case).
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The header a client resumes a stream with.
 const LAST_EVENT_ID: &str = "last-event-id";
-
-/// How often an idle GET stream sends a comment, so proxies and clients keep it open.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// The handler's inputs that every method needs.
 struct Inbound {
@@ -109,7 +107,7 @@ pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) ->
 }
 
 async fn post_one(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -> Response {
-    if modern::is_modern(&message, &incoming.headers) {
+    if modern::is_modern(engine, &message, &incoming.headers) {
         return modern_post(engine, incoming, message).await;
     }
     let started = Instant::now();
@@ -235,8 +233,18 @@ async fn modern_post(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -
         Incoming::Request { id, method, params } => {
             let declared = match modern::check(engine, &incoming.headers, &method, &params) {
                 Ok(declared) => declared,
-                Err((status, error)) => return refuse(status, &id, error),
+                Err((status, error)) => {
+                    return refuse(
+                        status,
+                        &id,
+                        modern::explain_initialize(engine, &method, error),
+                    );
+                }
             };
+            if method == "subscriptions/listen" {
+                let session = modern::session_for(engine, &declared);
+                return listen_answer(engine, incoming, session, record, started, id, &params);
+            }
             let pending = Pending {
                 engine: engine.clone(),
                 session: modern::session_for(engine, &declared),
@@ -428,6 +436,12 @@ impl Pending {
             session: &self.session,
             id: &self.id,
         };
+        let mut unsettled = self.session.version.is_modern().then(|| Unsettled {
+            engine: &self.engine,
+            record: self.record,
+            started: self.started,
+            settled: false,
+        });
         let ctx = RequestCtx {
             engine: self.engine.clone(),
             session: self.session.clone(),
@@ -449,13 +463,40 @@ impl Pending {
                     Ok(result) => jsonrpc::result(&self.id, result),
                     Err(error) => jsonrpc::error(&self.id, &error),
                 };
+                settle(&mut unsettled);
                 capture::answered(&self.engine, self.record, &response, self.started, None);
                 Some(response)
             }
             None => {
+                settle(&mut unsettled);
                 capture::cancelled(&self.engine, self.record, self.started);
                 None
             }
+        }
+    }
+}
+
+/// A 2026-07-28 request whose handler is dropped before it answers: the client closed the
+/// connection of a JSON answer, which is cancellation as much as closing a stream is
+/// (`basic/patterns/cancellation.mdx`), so the capture says so.
+struct Unsettled<'a> {
+    engine: &'a Engine,
+    record: u64,
+    started: Instant,
+    /// The handler answered or saw the cancellation; the capture already says which.
+    settled: bool,
+}
+
+fn settle(unsettled: &mut Option<Unsettled<'_>>) {
+    if let Some(guard) = unsettled {
+        guard.settled = true;
+    }
+}
+
+impl Drop for Unsettled<'_> {
+    fn drop(&mut self) {
+        if !self.settled {
+            capture::cancelled(self.engine, self.record, self.started);
         }
     }
 }
@@ -486,7 +527,13 @@ fn wants_stream(engine: &Engine, incoming: &Inbound, pending: &Pending) -> bool 
             .get("name")
             .and_then(Value::as_str)
             .and_then(|name| engine.catalog.tools.get(name))
-            .is_some_and(|tool| tool.script.iter().any(|step| step.talks()))
+            .is_some_and(|tool| {
+                // In 2026-07-28 an ask becomes an input_required result, not a message.
+                let modern = pending.session.version.is_modern();
+                tool.script
+                    .iter()
+                    .any(|step| step.talks() && !(modern && matches!(step, Step::Ask { .. })))
+            })
 }
 
 async fn json_answer(pending: Pending) -> Response {
@@ -522,6 +569,85 @@ fn stream_answer(pending: Pending, exchange: Option<ExchangeId>) -> Response {
         writer.finish_stream(stream);
     });
     sse_response(event_body(engine, session, reader, exchange))
+}
+
+/// `subscriptions/listen`: an event stream whatever the response mode, since its answer is
+/// the stream (`methods::listen`). Each notification is captured as it is written; the
+/// listen request's record gets the listen response when the server ends the stream, or is
+/// marked cancelled when the client closes it (2026-07-28 cancellation).
+fn listen_answer(
+    engine: &Arc<Engine>,
+    incoming: &Inbound,
+    session: Arc<Session>,
+    record: u64,
+    started: Instant,
+    id: Value,
+    params: &Value,
+) -> Response {
+    let refuse = |status: StatusCode, error: RpcError| {
+        let response = jsonrpc::error(&id, &error);
+        capture::answered(engine, record, &response, started, None);
+        (status, axum::Json(response)).into_response()
+    };
+    if !accepts(&incoming.headers, "text/event-stream") {
+        return refuse(
+            StatusCode::NOT_ACCEPTABLE,
+            RpcError::new(
+                code::INVALID_REQUEST,
+                "subscriptions/listen answers with an event stream: send `Accept: application/json, text/event-stream`",
+            ),
+        );
+    }
+    let subscription = match listen::open(engine, &id, params) {
+        Ok(subscription) => subscription,
+        Err(Refused::Invalid(error)) => return refuse(StatusCode::OK, error),
+        Err(Refused::Busy(error)) => return refuse(StatusCode::SERVICE_UNAVAILABLE, error),
+    };
+    let state = ListenBody {
+        engine: engine.clone(),
+        session,
+        subscription,
+        exchange: incoming.exchange,
+        record,
+        started,
+        answered: false,
+    };
+    let stream = futures::stream::unfold(state, |mut state| async move {
+        let text = match state.subscription.next().await? {
+            Frame::Notification(message) => {
+                capture::sent(&state.engine, &state.session, state.exchange, &message);
+                format!("event: message\ndata: {message}\n\n")
+            }
+            Frame::Final(response) => {
+                capture::answered(&state.engine, state.record, &response, state.started, None);
+                state.answered = true;
+                format!("event: message\ndata: {response}\n\n")
+            }
+            Frame::KeepAlive => ": keep-alive\n\n".to_string(),
+        };
+        Some((Ok::<_, std::convert::Infallible>(Bytes::from(text)), state))
+    });
+    sse_response(Body::from_stream(stream))
+}
+
+struct ListenBody {
+    engine: Arc<Engine>,
+    session: Arc<Session>,
+    subscription: Subscription,
+    exchange: Option<ExchangeId>,
+    record: u64,
+    started: Instant,
+    answered: bool,
+}
+
+impl Drop for ListenBody {
+    fn drop(&mut self) {
+        // Dropped before the listen response: the client closed the stream, which ends the
+        // subscription (`subscriptions.mdx`, "Cancellation").
+        if !self.answered {
+            capture::cancelled(&self.engine, self.record, self.started);
+        }
+    }
 }
 
 async fn answer(
@@ -610,7 +736,7 @@ pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> 
     if let Some(rejection) = origin_rejection(&engine, &incoming.headers) {
         return rejection;
     }
-    if let Some(rejection) = modern_get_or_delete(&incoming.headers) {
+    if let Some(rejection) = modern_get_or_delete(&engine, &incoming.headers) {
         return rejection;
     }
     if !accepts(&incoming.headers, "text/event-stream") {
@@ -685,7 +811,8 @@ fn event_body(
                         changed = state.reader.wake.changed() => {
                             if changed.is_err() { return None; }
                         }
-                        () = tokio::time::sleep(KEEP_ALIVE) => {
+                        // Limits::keep_alive_ms: so proxies and clients keep an idle stream open.
+                        () = tokio::time::sleep(Duration::from_millis(state.engine.limits.keep_alive_ms)) => {
                             return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), state));
                         }
                     }
@@ -720,7 +847,7 @@ pub(crate) async fn delete(State(engine): State<Arc<Engine>>, request: Request) 
     if let Some(rejection) = origin_rejection(&engine, &incoming.headers) {
         return rejection;
     }
-    if let Some(rejection) = modern_get_or_delete(&incoming.headers) {
+    if let Some(rejection) = modern_get_or_delete(&engine, &incoming.headers) {
         return rejection;
     }
     match resolve_session(&engine, &incoming.headers) {
@@ -734,14 +861,19 @@ pub(crate) async fn delete(State(engine): State<Arc<Engine>>, request: Request) 
     }
 }
 
-/// 2026-07-28 has no GET stream and no sessions to delete: 405 (transport page).
-fn modern_get_or_delete(headers: &HeaderMap) -> Option<Response> {
-    let modern = headers
+/// 2026-07-28 has no GET stream and no sessions to delete: 405 (transport page) for a
+/// modern client, and for anyone on a server that serves only 2026-07-28 ("Earlier
+/// Streamable HTTP Revisions": such a server SHOULD answer GET and DELETE with 405).
+fn modern_get_or_delete(engine: &Engine, headers: &HeaderMap) -> Option<Response> {
+    let serves_legacy = engine.versions.iter().any(|v| !v.is_modern());
+    let serves_modern = engine.versions.iter().any(|v| v.is_modern());
+    let modern_client = headers
         .get(VERSION_HEADER)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| ProtocolVersion::parse(v.trim()))
         .is_some_and(ProtocolVersion::is_modern);
-    if !modern || headers.contains_key(SESSION_HEADER) {
+    let legacy_traffic = !modern_client || headers.contains_key(SESSION_HEADER);
+    if !serves_modern || (serves_legacy && legacy_traffic) {
         return None;
     }
     let mut response = transport_error(

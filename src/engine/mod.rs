@@ -12,6 +12,7 @@ mod http;
 mod jsonrpc;
 mod methods;
 mod modern;
+mod mrtr;
 mod outbox;
 mod runtime;
 mod schema;
@@ -37,17 +38,12 @@ use crate::error::Error;
 use crate::log::TrafficLog;
 use crate::spec::{Limits, ProtocolVersion, ServerSpec, ToolSpec};
 
-/// The listings clients are told about when they change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Listing {
-    Tools,
-    /// Resources and resource templates share `notifications/resources/list_changed`.
-    Resources,
-    Prompts,
-}
+/// The listings clients are told about when they change (a script's `notify` step names
+/// them too, so the type lives in `spec`).
+pub(crate) use crate::spec::Listing;
 
 impl Listing {
-    fn notification(self) -> &'static str {
+    pub(crate) fn notification(self) -> &'static str {
         match self {
             Listing::Tools => "notifications/tools/list_changed",
             Listing::Resources => "notifications/resources/list_changed",
@@ -67,12 +63,16 @@ pub(crate) struct Engine {
     pub(crate) allowed_origins: Vec<String>,
     pub(crate) catalog: Catalog,
     pub(crate) sessions: Sessions,
+    /// The open `subscriptions/listen` streams (2026-07-28), fed by catalog edits.
+    pub(crate) listeners: methods::listen::Listeners,
     pub(crate) log: Arc<TrafficLog>,
     /// Tags this server's records in a shared log.
     pub(crate) source: u64,
     serves_resources: bool,
     serves_prompts: bool,
     validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
+    /// Signs and checks the `requestState` of 2026-07-28 multi round-trip requests.
+    pub(crate) mrtr: mrtr::Sealer,
 }
 
 impl Engine {
@@ -92,6 +92,12 @@ impl Engine {
                 reason: "must be at least 1".into(),
             });
         }
+        if limits.keep_alive_ms == 0 {
+            return Err(Error::InvalidConfig {
+                field: "keep_alive_ms",
+                reason: "must be at least 1".into(),
+            });
+        }
         let versions = spec.versions_newest_first();
         let serves_resources = !spec.resources.is_empty() || !spec.resource_templates.is_empty();
         let serves_prompts = !spec.prompts.is_empty();
@@ -105,6 +111,7 @@ impl Engine {
             spec,
             versions,
             sessions: Sessions::new(limits.max_sessions, limits.max_queued_messages),
+            listeners: methods::listen::Listeners::new(limits.max_listen_streams),
             limits,
             allowed_origins,
             catalog,
@@ -113,6 +120,7 @@ impl Engine {
             serves_resources,
             serves_prompts,
             validators: Mutex::default(),
+            mrtr: mrtr::Sealer::new(),
         }))
     }
 
@@ -175,8 +183,9 @@ impl Engine {
     }
 
     /// Sends `notifications/resources/updated` to the sessions subscribed to `uri`
-    /// (server/resources, "Subscriptions").
+    /// (server/resources, "Subscriptions") and to the listen streams that named it.
     pub(crate) fn resource_updated(&self, uri: &str) {
+        self.listeners.resource_updated(uri);
         self.sessions.notify_subscribers(
             uri,
             &jsonrpc::notification(
@@ -204,7 +213,8 @@ impl Engine {
     }
 
     /// Applies a catalog edit and, when clients can see the difference, queues the
-    /// listing's `list_changed` notification for every live session.
+    /// listing's `list_changed` notification for every live session and every listen stream
+    /// that opted in.
     pub(crate) fn edit(
         &self,
         listing: Listing,
@@ -213,6 +223,7 @@ impl Engine {
         if edit(&self.catalog)? {
             self.sessions
                 .broadcast(&jsonrpc::notification(listing.notification(), None));
+            self.listeners.list_changed(listing);
         }
         Ok(())
     }

@@ -48,8 +48,20 @@ const CACHEABLE: &[&str] = &[
 ];
 
 /// Whether a POSTed message belongs to the modern era: it carries the modern `_meta`
-/// version, or it names a non-legacy version in the header without a legacy session.
-pub(crate) fn is_modern(message: &Value, headers: &HeaderMap) -> bool {
+/// version, or it names a non-legacy version in the header without a legacy session. A
+/// server that serves no modern version has no modern era at all, and a server that serves
+/// only modern versions has nothing else (`basic/versioning.mdx`, "Backward Compatibility").
+pub(crate) fn is_modern(engine: &Engine, message: &Value, headers: &HeaderMap) -> bool {
+    // A legacy-only server answers a modern request as a legacy one would (400: no
+    // session), which is what tells a dual-era client to fall back to `initialize`.
+    if !engine.versions.iter().any(|v| v.is_modern()) {
+        return false;
+    }
+    // A modern-only server validates everything as modern: a legacy `initialize` fails
+    // header validation with 400, as the compatibility matrix says.
+    if engine.versions.iter().all(|v| v.is_modern()) {
+        return true;
+    }
     let meta_version = message
         .get("params")
         .and_then(|p| p.get("_meta"))
@@ -106,7 +118,10 @@ pub(crate) fn check(
     params: &Value,
 ) -> Result<Declared, Refusal> {
     let header_version = header_text(headers, VERSION_HEADER).ok_or_else(|| {
-        mismatch("the MCP-Protocol-Version header is required on every 2026-07-28 request".into())
+        mismatch(format!(
+            "the MCP-Protocol-Version header is required on every 2026-07-28 request; this server supports {}",
+            engine.versions_list()
+        ))
     })?;
     let meta = params.get("_meta").and_then(Value::as_object);
     let meta_version = meta
@@ -152,7 +167,8 @@ pub(crate) fn check(
         })?;
     check_method_header(headers, method)?;
     check_name_header(headers, method, params)?;
-    if LEGACY_ONLY.contains(&method) || !routable(method) {
+    check_param_headers(engine, headers, method, params)?;
+    if LEGACY_ONLY.contains(&method) || !routable(method) || !declared_for(engine, method) {
         return Err((
             StatusCode::NOT_FOUND,
             RpcError::new(
@@ -187,6 +203,33 @@ pub(crate) fn check(
 
 fn routable(method: &str) -> bool {
     super::dispatch::Method::parse(method).is_some()
+}
+
+/// Whether the server declares the capability `method` belongs to: capabilities match
+/// handlers, so a method of an undeclared one is an unknown method, 404 like any other
+/// (`server/discover.mdx`; transports, "Protocol Version Header").
+fn declared_for(engine: &Engine, method: &str) -> bool {
+    if method.starts_with("prompts/") {
+        engine.serves_prompts()
+    } else if method.starts_with("resources/") {
+        engine.serves_resources()
+    } else {
+        true
+    }
+}
+
+/// A refusal of `initialize`, which 2026-07-28 does not have, also names the versions this
+/// server supports: a legacy client has no way forward, and this message may be all its
+/// user sees (`basic/versioning.mdx`, "Backward Compatibility").
+pub(crate) fn explain_initialize(engine: &Engine, method: &str, mut error: RpcError) -> RpcError {
+    if method == "initialize" && !error.message.contains("this server supports") {
+        error.message = format!(
+            "{}; this server supports {} and 2026-07-28 has no initialize",
+            error.message,
+            engine.versions_list()
+        );
+    }
+    error
 }
 
 /// `Mcp-Method` must equal `method`, case-sensitively.
@@ -230,6 +273,118 @@ fn check_name_header(headers: &HeaderMap, method: &str, params: &Value) -> Resul
     }
 }
 
+/// `Mcp-Param-{Name}` headers of a `tools/call` (`basic/transports/streamable-http.mdx`,
+/// "Custom Headers from Tool Parameters"): for each `x-mcp-header` property with a value in
+/// the arguments, the header must be there and equal it after decoding; integers compare
+/// numerically, booleans as `true`/`false`. An absent or null argument needs no header.
+fn check_param_headers(
+    engine: &Engine,
+    headers: &HeaderMap,
+    method: &str,
+    params: &Value,
+) -> Result<(), Refusal> {
+    if method != "tools/call" {
+        return Ok(());
+    }
+    let Some(tool) = params
+        .get("name")
+        .and_then(Value::as_str)
+        .and_then(|n| engine.catalog.tools.get(n))
+    else {
+        return Ok(());
+    };
+    let arguments = params.get("arguments").unwrap_or(&Value::Null);
+    for annotation in super::validate::param_headers(&tool.input_schema) {
+        // A tool published with `allow_invalid_headers` may carry annotations no client can
+        // mirror; only well-formed names are checked.
+        let Some(name) = annotation
+            .header
+            .as_str()
+            .filter(|n| !n.is_empty() && n.chars().all(super::validate::is_tchar))
+        else {
+            continue;
+        };
+        let header = format!("Mcp-Param-{name}");
+        let field = format!("params.arguments.{}", annotation.path.join("."));
+        let mut sent = headers.get_all(header.to_ascii_lowercase().as_str()).iter();
+        let (first, again) = (sent.next(), sent.next());
+        if again.is_some() {
+            return Err(mismatch(format!(
+                "the {header} header was sent more than once"
+            )));
+        }
+        let sent = match first {
+            None => None,
+            Some(value) => Some(value.to_str().map(str::trim).map_err(|_| {
+                mismatch(format!(
+                    "the {header} header has characters outside visible ASCII; send such values as =?base64?…?="
+                ))
+            })?),
+        };
+        let decoded = match sent {
+            None => None,
+            Some(raw) => Some(
+                decode_header_value(raw)
+                    .map_err(|reason| mismatch(format!("{header} header `{raw}`: {reason}")))?,
+            ),
+        };
+        let value = annotation
+            .path
+            .iter()
+            .try_fold(arguments, |value, key| value.get(*key))
+            .filter(|v| !v.is_null());
+        let Some(value) = value else {
+            continue;
+        };
+        // Objects and arrays are never mirrored (only a tool published with invalid
+        // annotations can have them).
+        let Some(expected) = header_form(value) else {
+            continue;
+        };
+        let Some(decoded) = decoded else {
+            return Err(mismatch(format!(
+                "the {header} header is required: {field} is {value}; send `{header}: {expected}` (=?base64?…?= for values that are not plain visible ASCII)"
+            )));
+        };
+        let equal = match value {
+            Value::Number(number) => numerically_equal(&decoded, number),
+            _ => decoded == expected,
+        };
+        if !equal {
+            return Err(mismatch(format!(
+                "{header} header `{decoded}` does not match {field} `{expected}`"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// How a primitive argument travels in a header: strings as they are, numbers in decimal,
+/// booleans as `true`/`false`; `None` for objects and arrays.
+fn header_form(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        _ => None,
+    }
+}
+
+/// Whether header text names the same number as the argument (`42`, `42.0` and `4.2e1`
+/// all match 42).
+fn numerically_equal(text: &str, number: &serde_json::Number) -> bool {
+    if let (Ok(sent), Some(expected)) = (text.parse::<i64>(), number.as_i64()) {
+        return sent == expected;
+    }
+    if let (Ok(sent), Some(expected)) = (text.parse::<u64>(), number.as_u64()) {
+        return sent == expected;
+    }
+    match (text.parse::<f64>(), number.as_f64()) {
+        (Ok(sent), Some(expected)) => sent.is_finite() && sent == expected,
+        _ => false,
+    }
+}
+
 /// Decodes a header value: `=?base64?…?=` is strict base64 of UTF-8; anything without the
 /// whole wrapper is literal (`server/tools.mdx`, "x-mcp-header").
 pub(crate) fn decode_header_value(value: &str) -> Result<String, String> {
@@ -265,7 +420,13 @@ fn check_capabilities(
     };
     let mut required = Map::new();
     for step in &tool.script {
-        if let Step::Ask { method, .. } = step {
+        // An optional ask is skipped for a client without the capability.
+        if let Step::Ask {
+            method,
+            optional: false,
+            ..
+        } = step
+        {
             let key = match method {
                 AskMethod::Sampling => "sampling",
                 AskMethod::Elicitation => "elicitation",

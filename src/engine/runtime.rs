@@ -60,6 +60,13 @@ pub(crate) fn spawn(engine: Arc<Engine>, addr: SocketAddr) -> Result<Running, Er
                 }
                 // Ending the sessions wakes their streams, so nothing outlives the runtime.
                 engine.sessions.clear();
+                // Listen streams end with their listen response (2026-07-28 subscriptions,
+                // "Graceful Closure"); their connections get a moment to write it.
+                engine.listeners.close();
+                engine
+                    .listeners
+                    .drained(std::time::Duration::from_millis(500))
+                    .await;
             });
             // Dropping the runtime here aborts every connection task and closes the sockets.
             drop(runtime);

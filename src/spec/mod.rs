@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 pub use prompt::{PromptArgumentSpec, PromptSpec, default_prompt_template};
 pub use resource::{ResourceBody, ResourceSpec, ResourceTemplateSpec};
-pub use script::{AskMethod, LogLevel, Step};
+pub use script::{AskMethod, Listing, LogLevel, Step};
 
 /// The template of a tool created without one: the call's arguments as JSON text
 /// (the product guide's default).
@@ -160,6 +160,10 @@ pub struct ToolSpec {
     /// `_meta`, passed through to `tools/list`.
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
+    /// Publish `x-mcp-header` annotations that break the spec's rules (for testing that
+    /// clients drop the tool); the server checks them otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_invalid_headers: bool,
 }
 
 fn yes() -> bool {
@@ -185,6 +189,7 @@ impl ToolSpec {
             script: Vec::new(),
             icons: None,
             meta: None,
+            allow_invalid_headers: false,
         }
     }
 
@@ -323,6 +328,12 @@ pub struct Limits {
     pub max_sessions: usize,
     /// Server-to-client messages queued per session while no GET stream is open.
     pub max_queued_messages: usize,
+    /// Open `subscriptions/listen` streams allowed at once; past it a new one is refused with
+    /// `503` (0 refuses every listen).
+    pub max_listen_streams: usize,
+    /// Milliseconds an idle event stream (a legacy GET stream, a `subscriptions/listen`
+    /// stream) waits before sending a `: keep-alive` comment; at least 1.
+    pub keep_alive_ms: u64,
 }
 
 impl Default for Limits {
@@ -331,6 +342,8 @@ impl Default for Limits {
             max_body_bytes: 4 * 1024 * 1024,
             max_sessions: 10_000,
             max_queued_messages: 1_000,
+            max_listen_streams: 1_000,
+            keep_alive_ms: 15_000,
         }
     }
 }

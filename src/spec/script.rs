@@ -60,6 +60,19 @@ impl AskMethod {
     }
 }
 
+/// A list a client can be told has changed (a `notifications/…/list_changed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Listing {
+    /// `notifications/tools/list_changed`.
+    Tools,
+    /// `notifications/resources/list_changed` (resources and resource templates share it).
+    Resources,
+    /// `notifications/prompts/list_changed`.
+    Prompts,
+}
+
 fn default_ask_timeout() -> u64 {
     30_000
 }
@@ -101,7 +114,9 @@ pub enum Step {
         /// Milliseconds.
         ms: u64,
     },
-    /// Sends a request to the client and keeps its result as `answers.<key>`.
+    /// Sends a request to the client and keeps its result as `answers.<key>`. In 2026-07-28
+    /// requests nothing is sent: consecutive asks form one multi round-trip round, answered
+    /// by an `input_required` result the client retries with its answers.
     Ask {
         /// Where the template finds the result.
         key: String,
@@ -113,12 +128,26 @@ pub enum Step {
         /// How long to wait for the client.
         #[serde(default = "default_ask_timeout")]
         timeout_ms: u64,
+        /// When the client did not declare the capability the request needs, skip the step
+        /// (the template finds no `answers.<key>`) instead of failing the call; a tool that
+        /// adapts to what each client supports.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        optional: bool,
+    },
+    /// Tells clients that a list changed, as a live edit would: legacy sessions on their GET
+    /// stream, 2026-07-28 clients on the `subscriptions/listen` streams that opted in. Nothing
+    /// changes; the conformance suite's `test_trigger_tool_change` is a tool with this step.
+    /// Skipped for prompts or resources on a server that does not declare them.
+    Notify {
+        /// Which list.
+        listing: Listing,
     },
 }
 
 impl Step {
     /// Whether the step sends a message to the client (and so needs an event stream).
     pub(crate) fn talks(&self) -> bool {
-        !matches!(self, Step::Delay { .. })
+        // A notify step talks to other streams, never on the call's own.
+        !matches!(self, Step::Delay { .. } | Step::Notify { .. })
     }
 }

@@ -3,6 +3,7 @@
 
 pub(crate) mod completion;
 pub(crate) mod lifecycle;
+pub(crate) mod listen;
 pub(crate) mod logging;
 pub(crate) mod pagination;
 pub(crate) mod prompts;

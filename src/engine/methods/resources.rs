@@ -59,7 +59,7 @@ pub(crate) fn read(ctx: &RequestCtx) -> Result<Value, RpcError> {
         return Ok(json!({ "contents": [resource.contents()] }));
     }
     let Some((spec, vars)) = find_template(ctx, uri) else {
-        return Err(not_found(uri));
+        return Err(not_found(ctx, uri));
     };
     let contents = render(&spec, uri, vars).map_err(|problems| {
         tracing::debug!(uri_template = %spec.uri_template, uri, ?problems, "resource template failed to render");
@@ -82,7 +82,7 @@ pub(crate) fn subscribe(ctx: &RequestCtx) -> Result<Value, RpcError> {
     served(ctx, method)?;
     let uri = uri_param(ctx, method)?;
     if ctx.engine.catalog.resources.get(uri).is_none() && find_template(ctx, uri).is_none() {
-        return Err(not_found(uri));
+        return Err(not_found(ctx, uri));
     }
     ctx.session.subscribe(uri);
     Ok(json!({}))
@@ -119,9 +119,14 @@ fn uri_param<'a>(ctx: &'a RequestCtx, method: &str) -> Result<&'a str, RpcError>
 }
 
 /// 2025-11-25 server/resources, "Error Handling": `-32002` with the URI in `data`, never an
-/// empty `contents`.
-fn not_found(uri: &str) -> RpcError {
-    RpcError::new(code::RESOURCE_NOT_FOUND, "Resource not found").with_data(json!({ "uri": uri }))
+/// empty `contents`; 2026-07-28 has no -32002 and uses `-32602` (Invalid params) instead.
+fn not_found(ctx: &RequestCtx, uri: &str) -> RpcError {
+    let code = if ctx.session.version.is_modern() {
+        code::INVALID_PARAMS
+    } else {
+        code::RESOURCE_NOT_FOUND
+    };
+    RpcError::new(code, "Resource not found").with_data(json!({ "uri": uri }))
 }
 
 /// The first visible template, in listing order, that `uri` is an expansion of.

@@ -8,8 +8,9 @@ use serde_json::{Map, Value, json};
 use crate::engine::dispatch::RequestCtx;
 use crate::engine::jsonrpc::RpcError;
 use crate::engine::methods::pagination;
+use crate::engine::mrtr;
 use crate::engine::template::{self, Rendered};
-use crate::spec::{AskMethod, Step, ToolSpec};
+use crate::spec::{AskMethod, Listing, Step, ToolSpec};
 
 pub(crate) fn list(ctx: &RequestCtx) -> Result<Value, RpcError> {
     let tools: Vec<Value> = ctx
@@ -48,6 +49,8 @@ pub(crate) async fn call(ctx: &RequestCtx) -> Result<Value, RpcError> {
         Ok(()) => {}
         Err(Stop::Render(problem)) => return Ok(template::failure(vec![problem]).result),
         Err(Stop::Client(problem)) => return Ok(script_failure(&problem)),
+        Err(Stop::InputRequired(result)) => return Ok(result),
+        Err(Stop::Refused(error)) => return Err(error),
     }
     let validator = ctx.engine.output_validator(&tool);
     let Rendered { result, failure } =
@@ -74,6 +77,10 @@ enum Stop {
     Render(String),
     /// The client lacks a capability, answered an error, or did not answer in time.
     Client(String),
+    /// 2026-07-28: the script needs answers; the call's result is this `input_required`.
+    InputRequired(Value),
+    /// 2026-07-28: the retry's `requestState` or `inputResponses` is unusable (-32602).
+    Refused(RpcError),
 }
 
 fn script_failure(problem: &str) -> Value {
@@ -83,13 +90,35 @@ fn script_failure(problem: &str) -> Value {
     })
 }
 
-/// Runs the steps in order; an `Err` is a problem to report as the tool's `isError` result.
+/// Runs the steps in order; an `Err` is a problem to report as the tool's `isError` result,
+/// or, in a 2026-07-28 request, the `input_required` result of a round (see `mrtr`).
 async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> Result<(), Stop> {
+    // 2026-07-28 servers send no requests; asks become multi round-trip rounds.
+    let mut rounds = if ctx.session.version.is_modern() {
+        let rounds = mrtr::Rounds::start(&ctx.engine.mrtr, "tools/call", &ctx.params, &tool.script)
+            .map_err(Stop::Refused)?;
+        context["answers"] = Value::Object(rounds.answers().clone());
+        Some(rounds)
+    } else {
+        None
+    };
     for (n, step) in tool.script.iter().enumerate() {
         let render = |template: &Value, context: &Value| {
             template::render_value(template, context)
                 .map_err(|e| Stop::Render(format!("script step {n}: {e}")))
         };
+        if let Some(rounds) = rounds.as_mut() {
+            if rounds.skips(n) {
+                continue;
+            }
+            if !matches!(step, Step::Ask { .. }) {
+                // A step of another kind ends the round: ask for what was gathered first.
+                if rounds.has_pending() {
+                    return Err(Stop::InputRequired(rounds.input_required()));
+                }
+                rounds.leave_round();
+            }
+        }
         match step {
             Step::Progress {
                 progress,
@@ -127,11 +156,27 @@ async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> R
                 key,
                 method,
                 params,
+                optional,
+                ..
+            } if rounds.is_some() => {
+                if let Some(rounds) = rounds.as_mut() {
+                    ask_in_round(ctx, rounds, n, (key, *method, params, *optional), context)?;
+                }
+            }
+            Step::Ask {
+                key,
+                method,
+                params,
                 timeout_ms,
+                optional,
             } => {
                 let params = render(params, context)?;
-                missing_capability(ctx.session.client_capabilities(), *method, &params)
-                    .map_err(Stop::Client)?;
+                let missing =
+                    missing_capability(ctx.session.client_capabilities(), *method, &params);
+                if *optional && missing.is_err() {
+                    continue;
+                }
+                missing.map_err(Stop::Client)?;
                 let answer = ctx
                     .outbox
                     .ask(method.method(), params, Duration::from_millis(*timeout_ms))
@@ -139,8 +184,54 @@ async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> R
                     .map_err(Stop::Client)?;
                 context["answers"][key.as_str()] = answer;
             }
+            Step::Notify { listing } => {
+                let engine = &ctx.engine;
+                let declared = match listing {
+                    Listing::Tools => true,
+                    Listing::Prompts => engine.serves_prompts(),
+                    Listing::Resources => engine.serves_resources(),
+                };
+                // Clients were not told this server has prompts or resources: no news.
+                if declared {
+                    let _ = engine.edit(*listing, |_| Ok(true));
+                }
+            }
         }
     }
+    if let Some(rounds) = rounds.filter(mrtr::Rounds::has_pending) {
+        return Err(Stop::InputRequired(rounds.input_required()));
+    }
+    Ok(())
+}
+
+/// One `ask` step of a 2026-07-28 call: its answer from `requestState` or `inputResponses`
+/// when the client has given it, else its request joins the round being gathered.
+fn ask_in_round(
+    ctx: &RequestCtx,
+    rounds: &mut mrtr::Rounds<'_>,
+    n: usize,
+    (key, method, params, optional): (&str, AskMethod, &Value, bool),
+    context: &mut Value,
+) -> Result<(), Stop> {
+    if let Some(answer) = rounds.answer(key, method).map_err(Stop::Refused)? {
+        context["answers"][key] = answer;
+        return Ok(());
+    }
+    let params = match template::render_value(params, context) {
+        Ok(params) => params,
+        // Params that read an answer of this same round: ask for that round first.
+        Err(_) if rounds.has_pending() => return Err(Stop::InputRequired(rounds.input_required())),
+        Err(e) => return Err(Stop::Render(format!("script step {n}: {e}"))),
+    };
+    if let Err(problem) = missing_capability(ctx.session.client_capabilities(), method, &params) {
+        if optional {
+            return Ok(());
+        }
+        return Err(Stop::Client(
+            problem.replace("in initialize", "in this request's _meta"),
+        ));
+    }
+    rounds.ask(n, key, method, params);
     Ok(())
 }
 
