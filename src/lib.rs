@@ -77,7 +77,8 @@ pub use fixture::{MockMcpServer, MockMcpServerBuilder, Times, Tool};
 pub use fixture::{Prompt, PromptArgument};
 pub use fixture::{Resource, ResourceTemplate};
 pub use spec::{
-    AskMethod, LogLevel, ProtocolVersion, ResponseMode, ServerSpec, Step, ToolAnnotations, ToolSpec,
+    AskMethod, Listing, LogLevel, ProtocolVersion, ResponseMode, ServerSpec, Step, ToolAnnotations,
+    ToolSpec,
 };
 
 /// The README's examples, compiled and run as doctests so they cannot drift from the API.
