@@ -95,7 +95,10 @@ fn script_failure(problem: &str) -> Value {
 async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> Result<(), Stop> {
     // 2026-07-28 servers send no requests; asks become multi round-trip rounds.
     // Only a script that asks can need rounds; skip the state digest for every other call.
-    let asks = tool.script.iter().any(|step| matches!(step, Step::Ask { .. }));
+    let asks = tool
+        .script
+        .iter()
+        .any(|step| matches!(step, Step::Ask { .. }));
     let mut rounds = if asks && ctx.session.version.is_modern() {
         let rounds = mrtr::Rounds::start(&ctx.engine.mrtr, "tools/call", &ctx.params, &tool.script)
             .map_err(Stop::Refused)?;
