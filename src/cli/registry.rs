@@ -17,6 +17,9 @@ use crate::error::Error;
 use crate::log::TrafficLog;
 use crate::spec::{Limits, ServerSpec};
 
+/// Servers one app hosts at most, so REST calls cannot grow it without bound.
+const MAX_SERVERS: usize = 1_000;
+
 /// One hosted server.
 #[derive(Debug, Clone)]
 pub(crate) struct Hosted {
@@ -64,6 +67,12 @@ impl Registry {
         let router = engine::router_at(engine.clone(), &format!("/s/{name}/mcp"));
         let hosted = Hosted { engine, router };
         let mut servers = self.write();
+        if servers.len() >= MAX_SERVERS {
+            return Err(Error::InvalidConfig {
+                field: "servers",
+                reason: format!("one app hosts at most {MAX_SERVERS} servers"),
+            });
+        }
         if servers.contains_key(&name) {
             return Err(Error::InvalidConfig {
                 field: "name",

@@ -9,6 +9,10 @@ use super::validate;
 use crate::error::{Error, ItemKind};
 use crate::spec::{PromptSpec, ResourceSpec, ResourceTemplateSpec, ToolSpec};
 
+/// Items of one kind a server may hold: a catalog edited in a loop (or over the app's REST
+/// API) must not grow without bound.
+pub(crate) const MAX_ITEMS: usize = 10_000;
+
 /// Whether an edit changed what clients can list.
 pub(crate) type ListChanged = bool;
 
@@ -114,6 +118,15 @@ impl<T: Item> Shelf<T> {
     pub(crate) fn add(&self, item: T) -> Result<ListChanged, Error> {
         item.check()?;
         let mut items = self.write();
+        if items.len() >= MAX_ITEMS {
+            return Err(Error::InvalidConfig {
+                field: "catalog",
+                reason: format!(
+                    "a server holds at most {MAX_ITEMS} items of each kind ({})",
+                    T::KIND
+                ),
+            });
+        }
         if items.iter().any(|t| t.key() == item.key()) {
             return Err(duplicate::<T>(item.key()));
         }
@@ -286,6 +299,18 @@ mod tests {
             Some(true),
             "deleting a published tool"
         );
+    }
+
+    #[test]
+    fn a_full_shelf_refuses_one_more_item_naming_the_limit() {
+        let shelf = Shelf::new(
+            (0..MAX_ITEMS)
+                .map(|n| ToolSpec::new(format!("t{n}")))
+                .collect(),
+        );
+        let error = shelf.add(ToolSpec::new("one_more")).expect_err("full");
+        assert!(error.to_string().contains("at most 10000"), "{error}");
+        assert_eq!(shelf.all().len(), MAX_ITEMS);
     }
 
     #[test]

@@ -28,6 +28,17 @@ pub(crate) fn server(spec: &ServerSpec) -> Result<(), Error> {
 }
 
 fn unique<T: Item>(items: &[T]) -> Result<(), Error> {
+    if items.len() > super::catalog::MAX_ITEMS {
+        return Err(Error::InvalidConfig {
+            field: "catalog",
+            reason: format!(
+                "{} {}s; a server holds at most {} of each kind",
+                items.len(),
+                T::KIND,
+                super::catalog::MAX_ITEMS
+            ),
+        });
+    }
     let mut seen = HashSet::new();
     for item in items {
         item.check()?;
