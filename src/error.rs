@@ -92,6 +92,17 @@ pub enum Error {
         /// What json-e reported.
         reason: String,
     },
+    /// One of a tool's responses is invalid (a matcher, a count, a delay, a template).
+    #[error("tool `{tool}`: `{field}` {reason}")]
+    InvalidResponse {
+        /// The tool the response belongs to.
+        tool: String,
+        /// The field at fault as `servers.json` spells it, e.g.
+        /// `responses[1].when.regex.pattern`.
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A configuration value is out of range.
     #[error("`{field}`: {reason}")]
     InvalidConfig {

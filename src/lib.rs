@@ -35,9 +35,12 @@
 //!
 //! ## Layout
 //! - [`fixture`](MockMcpServer): the builder, the server handle, [`Tool`], [`Times`],
-//!   [`Resource`], [`ResourceTemplate`].
+//!   [`Resource`], [`ResourceTemplate`], a tool's alternative answers ([`Response`]) and the
+//!   conditions that pick them ([`matchers`]), OAuth 2.1 ([`OAuth`], [`OAuthHandle`]).
 //! - `engine`: one server's transport (Streamable HTTP), methods, live catalog, sessions,
-//!   capture; driven by the fixture and, later, by the standalone app.
+//!   capture, access guards (API keys, Host check), OAuth (authorization server and
+//!   resource server, `engine/oauth/`) and capability manifest; driven by the
+//!   fixture and, later, by the standalone app.
 //! - [`spec`]: plain serde data ([`ServerSpec`], [`ToolSpec`]) shared by the builder and the
 //!   app's `servers.json`.
 //! - [`log`]: the captured records, typed queries ([`log::Log`]) and the snapshot view
@@ -46,7 +49,7 @@
 //! ## Feature flags
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `decoy-cli` | no | the standalone app `mcp-decoy` (in progress) |
+//! | `decoy-cli` | no | the standalone app `mcp-decoy` (in progress); also TLS (rustls) for fetching `https` OAuth Client ID Metadata Documents, which the library alone fetches only from loopback `http` |
 //!
 //! ## Test isolation
 //! Each server has its own port, thread, runtime, sessions and log, so tests that run in
@@ -72,14 +75,20 @@ pub use fixture::presets;
 pub mod spec;
 
 pub use engine::SessionInfo;
+pub use engine::oauth::{TokenInfo, TokenKind};
 pub use error::{Error, ItemKind};
+pub use fixture::AuthScenario;
 pub use fixture::{MockMcpServer, MockMcpServerBuilder, Times, Tool};
+pub use fixture::{OAuth, OAuthHandle};
 pub use fixture::{Prompt, PromptArgument};
 pub use fixture::{Resource, ResourceTemplate};
+pub use fixture::{Response, matchers};
 pub use spec::{
     AskMethod, Listing, LogLevel, ProtocolVersion, ResponseMode, ServerSpec, Step, ToolAnnotations,
     ToolSpec,
 };
+pub use spec::{Comparison, Matcher, ResponseSpec};
+pub use spec::{Delay, Fault, FaultRule, SessionExpiry};
 
 /// The README's examples, compiled and run as doctests so they cannot drift from the API.
 #[cfg(doctest)]

@@ -1027,7 +1027,8 @@ async fn prompts_get_with_image() {
     check(&server.log());
 }
 
-// dns-rebinding-protection (11-25–): a foreign Origin gets 4xx, loopback ones are served.
+// dns-rebinding-protection (11-25–): a foreign Host or Origin gets 4xx, loopback ones are
+// served.
 #[tokio::test]
 async fn dns_rebinding_protection() {
     let server = server().await;
@@ -1039,16 +1040,32 @@ async fn dns_rebinding_protection() {
         "protocolVersion": LEGACY, "capabilities": {},
         "clientInfo": { "name": "conformance-replay", "version": "1.0.0" } } });
     for (body, modern) in [(init, false), (discover, true)] {
-        for (origin, allowed) in [
+        let port = server.address().port();
+        let hosts = [
+            ("evil.example.com".to_string(), false),
+            (format!("localhost:{port}"), true),
+            (format!("127.0.0.1:{port}"), true),
+            (format!("[::1]:{port}"), true),
+        ];
+        let origins = [
             ("http://evil.example.com", false),
             ("http://localhost", true),
             ("http://127.0.0.1", true),
-        ] {
+        ];
+        let cases = hosts
+            .into_iter()
+            .map(|(host, allowed)| (reqwest::header::HOST, host, allowed))
+            .chain(
+                origins
+                    .into_iter()
+                    .map(|(o, allowed)| (reqwest::header::ORIGIN, o.to_string(), allowed)),
+            );
+        for (header, origin, allowed) in cases {
             let mut builder = http
                 .post(server.url())
                 .header("content-type", "application/json")
                 .header("accept", "application/json, text/event-stream")
-                .header("origin", origin);
+                .header(header, &origin);
             if modern {
                 builder = builder
                     .header("mcp-protocol-version", MODERN)

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::validate;
+use crate::engine::{guard, validate};
 use crate::error::Error;
 use crate::spec::ServerSpec;
 
@@ -149,6 +149,22 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
                 reason: error.to_string(),
             });
         }
+        for (field, reason) in guard::spec_problems(server, "apiKeys", "allowedHosts") {
+            // `apiKeys[2]` → `/servers/0/apiKeys/2`
+            let path = field.replace('[', "/").replace(']', "");
+            problems.push(Problem {
+                pointer: format!("/servers/{index}/{path}"),
+                reason: format!("`{field}` {reason}"),
+            });
+        }
+        problems.extend(
+            super::auth::server_problems(server)
+                .into_iter()
+                .map(|(at, reason)| Problem {
+                    pointer: format!("/servers/{index}{}", at.pointer()),
+                    reason,
+                }),
+        );
     }
     if problems.is_empty() {
         Ok(config)

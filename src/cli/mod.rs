@@ -5,6 +5,7 @@
 
 pub mod api;
 mod app;
+mod auth;
 pub mod config;
 mod options;
 mod registry;

@@ -123,6 +123,15 @@ impl Registry {
             source,
         )?;
         let router = engine::router_at(engine.clone(), &format!("/s/{}/mcp", spec.name));
+        // The guide revokes tokens only when OAuth itself changes: a rebuild for anything
+        // else keeps the clients and tokens. A new name starts afresh, since tokens are
+        // bound to the old URL.
+        if spec.name == name
+            && spec.auth == old.engine.spec.auth
+            && let (Some(new), Some(previous)) = (&engine.oauth, &old.engine.oauth)
+        {
+            new.take_state_from(previous);
+        }
         let hosted = Hosted { engine, router };
         {
             let mut servers = self.write();
@@ -160,11 +169,59 @@ fn checked_name(name: &str) -> Result<(), Error> {
     })
 }
 
-/// The MCP listener's router: `/s/{name}/mcp` goes to that server's engine.
+/// The MCP listener's router: `/s/{name}/mcp` and everything else under `/s/{name}/` (the
+/// capability manifest, the OAuth endpoints `/s/{name}/oauth/...`) go to that server's
+/// engine; so do the root-level documents OAuth discovery needs (RFC 9728 and RFC 8414 put
+/// them at `/.well-known/...` followed by the server's path), routed by [`root`].
 pub(crate) fn mcp_router(registry: Arc<Registry>) -> Router {
     Router::new()
         .route("/s/{name}/mcp", axum::routing::any(route))
+        .route("/s/{name}/{*rest}", axum::routing::any(route_under))
+        .fallback(root)
         .with_state(registry)
+}
+
+async fn route_under(
+    State(registry): State<Arc<Registry>>,
+    Path((name, _rest)): Path<(String, String)>,
+    request: Request,
+) -> Response {
+    route(State(registry), Path(name), request).await
+}
+
+/// A request outside `/s/`: the well-known document of a server on OAuth, found by the
+/// server name in its path (`/.well-known/oauth-protected-resource/s/NAME/mcp`), else by
+/// the root paths each server on OAuth claims (settings such as root metadata or the
+/// 2025-03-26 endpoints put some there); the first server in name order wins a tie.
+async fn root(State(registry): State<Arc<Registry>>, request: Request) -> Response {
+    let path = request.uri().path();
+    let claims = |hosted: &Hosted| {
+        hosted
+            .engine
+            .oauth
+            .as_ref()
+            .is_some_and(|oauth| oauth.root_paths().iter().any(|p| p == path))
+    };
+    let named = path
+        .strip_prefix("/.well-known/")
+        .and_then(|rest| rest.split_once("/s/"))
+        .map(|(_, rest)| rest.split('/').next().unwrap_or(rest))
+        .and_then(|name| registry.get(name))
+        .filter(|hosted| claims(hosted));
+    let owner = named.or_else(|| {
+        registry
+            .all()
+            .into_iter()
+            .map(|(_, hosted)| hosted)
+            .find(|hosted| claims(hosted))
+    });
+    match owner {
+        Some(hosted) => match hosted.router.oneshot(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        },
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
 }
 
 async fn route(

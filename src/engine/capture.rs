@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::Engine;
 use super::jsonrpc::{self, RpcError, code};
+use super::oauth::mask;
 use super::session::Session;
 use crate::log::{Direction, Entry, Era, HttpExchange, HttpKind, RpcKind, RpcMessage};
 
@@ -48,15 +49,26 @@ pub(crate) async fn exchange(
         Some(length) if length > limit as u64 => None,
         _ => axum::body::to_bytes(body, limit).await.ok(),
     };
+    // OAuth exchanges carry codes, tokens and secrets; the log keeps them masked.
+    let secret = engine
+        .oauth
+        .as_ref()
+        .is_some_and(|o| o.owns(parts.uri.path()));
     let id = engine.log.push_from(
         engine.source,
         Entry::Http(HttpExchange {
             kind: HttpKind::Exchange,
             method: parts.method.to_string(),
             path: parts.uri.path().to_string(),
-            query: parts.uri.query().map(str::to_string),
+            query: parts
+                .uri
+                .query()
+                .map(|q| if secret { mask::form(q) } else { q.to_string() }),
             request_headers: header_list(&parts.headers),
-            request_body: bytes.as_ref().and_then(captured_body),
+            request_body: bytes
+                .as_ref()
+                .and_then(captured_body)
+                .map(|body| masked(body, secret)),
             status: None,
             response_headers: Vec::new(),
             response_body: None,
@@ -73,8 +85,26 @@ pub(crate) async fn exchange(
         None => too_large(limit),
     };
     let status = response.status().as_u16();
-    let response_headers = header_list(response.headers());
+    let mut response_headers = header_list(response.headers());
+    if secret {
+        for (name, value) in &mut response_headers {
+            if name == "location" {
+                *value = mask::url(value);
+            }
+        }
+    }
     let elapsed = millis(started);
+    // A fault's body that breaks off on purpose: collecting it would swallow the break.
+    if response.extensions().get::<Unbuffered>().is_some() {
+        engine.log.update(id, |entry| {
+            if let Entry::Http(h) = entry {
+                h.status = Some(status);
+                h.response_headers = response_headers;
+                h.duration_ms = Some(elapsed);
+            }
+        });
+        return response;
+    }
     if is_event_stream(response.headers()) {
         engine.log.update(id, |entry| {
             if let Entry::Http(h) = entry {
@@ -100,7 +130,7 @@ pub(crate) async fn exchange(
     let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
         .unwrap_or_default();
-    let response_body = captured_body(&bytes);
+    let response_body = captured_body(&bytes).map(|body| masked(body, secret));
     engine.log.update(id, |entry| {
         if let Entry::Http(h) = entry {
             h.status = Some(status);
@@ -111,6 +141,11 @@ pub(crate) async fn exchange(
     });
     Response::from_parts(parts, Body::from(bytes))
 }
+
+/// Marks a response whose body must reach the client as it is produced (a fault that cuts
+/// the connection mid-body), so the middleware neither collects nor records it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Unbuffered;
 
 /// Pushes the `stream_end` record when the response body is dropped: at the stream's end,
 /// when the client goes away, or when the server shuts down.
@@ -165,16 +200,27 @@ fn is_event_stream(headers: &HeaderMap) -> bool {
         .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
+/// The headers as captured; `Authorization` values keep only their scheme.
 fn header_list(headers: &HeaderMap) -> Vec<(String, String)> {
     headers
         .iter()
         .map(|(name, value)| {
             (
                 name.as_str().to_string(),
-                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+                mask::header(
+                    name.as_str(),
+                    String::from_utf8_lossy(value.as_bytes()).into_owned(),
+                ),
             )
         })
         .collect()
+}
+
+fn masked(mut body: Value, secret: bool) -> Value {
+    if secret {
+        mask::body(&mut body);
+    }
+    body
 }
 
 fn captured_body(bytes: &Bytes) -> Option<Value> {
@@ -245,6 +291,8 @@ pub(crate) fn arrived(engine: &Engine, arrival: Arrival<'_>) -> u64 {
             response: None,
             duration_ms: None,
             cancelled: false,
+            fault: None,
+            response_index: None,
         }),
     )
 }
@@ -267,6 +315,33 @@ pub(crate) fn answered(
                 m.session = Some(session.id.clone());
                 m.protocol_version = Some(session.version.as_str().to_string());
             }
+        }
+    });
+}
+
+/// Names the faults that fired for a request (`label`, see `Fault::label`) and the tool
+/// response that answered it.
+pub(crate) fn faulted(
+    engine: &Engine,
+    record: u64,
+    label: Option<String>,
+    response_index: Option<usize>,
+) {
+    engine.log.update(record, |entry| {
+        if let Entry::Mcp(m) = entry {
+            m.fault = label;
+            m.response_index = response_index;
+        }
+    });
+}
+
+/// Closes a request's record that got no response the client could read (a fault withheld
+/// it): only the duration is set.
+pub(crate) fn withheld(engine: &Engine, record: u64, started: Instant) {
+    let duration = millis(started);
+    engine.log.update(record, |entry| {
+        if let Entry::Mcp(m) = entry {
+            m.duration_ms = Some(duration);
         }
     });
 }
@@ -322,6 +397,8 @@ pub(crate) fn sent(
             response: None,
             duration_ms: None,
             cancelled: false,
+            fault: None,
+            response_index: None,
         }),
     );
 }

@@ -21,6 +21,8 @@ pub(crate) struct RequestCtx {
     /// `params`, or `Value::Null`.
     pub(crate) params: Value,
     pub(crate) outbox: Outbox,
+    /// For `tools/call`: the tool response the transport picked (see `responses`).
+    pub(crate) chosen: Option<super::responses::Chosen>,
 }
 
 impl RequestCtx {

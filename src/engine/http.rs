@@ -14,15 +14,17 @@ use serde_json::Value;
 use super::capture::{self, Arrival, ExchangeId};
 use super::dispatch::{self, RequestCtx};
 use super::era::{self, VERSION_HEADER};
+use super::faults::{self, Delivery, HangPermit, Plan, Setting, Shape};
 use super::jsonrpc::{self, Incoming, RpcError, code};
 use super::methods::lifecycle;
 use super::methods::listen::{self, Frame, Refused, Subscription};
 use super::outbox::Outbox;
+use super::responses::Chosen;
 use super::session::{Reader, Session};
 use super::stream::{self, Poll, STANDALONE};
 use super::{Engine, modern};
 use crate::log::RpcKind;
-use crate::spec::{ProtocolVersion, ResponseMode, Step};
+use crate::spec::{Fault, ProtocolVersion, ResponseMode, Step};
 
 /// The session header (names are case-insensitive; `http` stores them lower-case).
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
@@ -114,13 +116,17 @@ async fn post_one(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -> R
     let classified = jsonrpc::classify(&message);
     if let Incoming::Request { id, method, params } = &classified {
         if method == "initialize" {
-            return initialize(engine, incoming, id, params, message.clone(), started);
+            return initialize(engine, incoming, id, params, message.clone(), started).await;
         }
     }
+    let expired = faults::expire_if_due(engine, &incoming.headers);
     let session = match resolve_session(engine, &incoming.headers) {
         Ok(session) => session,
         Err((status, error)) => {
             let record = record_arrival(engine, incoming, None, &classified, message);
+            if expired.is_some() {
+                capture::faulted(engine, record, expired, None);
+            }
             return match classified {
                 Incoming::Request { id, .. } | Incoming::Invalid { id, .. } => {
                     let response = jsonrpc::error(&id, &error);
@@ -135,6 +141,20 @@ async fn post_one(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -> R
     let record = record_arrival(engine, incoming, Some(&session), &classified, message);
     match classified {
         Incoming::Request { id, method, params } => {
+            faults::counted(engine, &session);
+            let setting = Setting {
+                session: true,
+                stream: accepts(&incoming.headers, "text/event-stream"),
+            };
+            let plan = faults::plan(engine, &method, &params, setting);
+            faults::note(engine, record, &plan);
+            if let Some(reply) = faults::early(
+                engine, &session, &id, &method, &params, &plan, record, started,
+            )
+            .await
+            {
+                return reply;
+            }
             let pending = Pending {
                 engine: engine.clone(),
                 session,
@@ -143,6 +163,7 @@ async fn post_one(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -> R
                 params,
                 record,
                 started,
+                plan,
             };
             if wants_stream(engine, incoming, &pending) {
                 stream_answer(pending, incoming.exchange)
@@ -245,14 +266,29 @@ async fn modern_post(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -
                 let session = modern::session_for(engine, &declared);
                 return listen_answer(engine, incoming, session, record, started, id, &params);
             }
+            let session = modern::session_for(engine, &declared);
+            let setting = Setting {
+                session: false,
+                stream: accepts(&incoming.headers, "text/event-stream"),
+            };
+            let plan = faults::plan(engine, &method, &params, setting);
+            faults::note(engine, record, &plan);
+            if let Some(reply) = faults::early(
+                engine, &session, &id, &method, &params, &plan, record, started,
+            )
+            .await
+            {
+                return reply;
+            }
             let pending = Pending {
                 engine: engine.clone(),
-                session: modern::session_for(engine, &declared),
+                session,
                 id,
                 method,
                 params,
                 record,
                 started,
+                plan,
             };
             if wants_stream(engine, incoming, &pending) {
                 stream_answer(pending, incoming.exchange)
@@ -263,7 +299,7 @@ async fn modern_post(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -
     }
 }
 
-fn initialize(
+async fn initialize(
     engine: &Arc<Engine>,
     incoming: &Inbound,
     id: &Value,
@@ -301,11 +337,43 @@ fn initialize(
             return (StatusCode::BAD_REQUEST, axum::Json(response)).into_response();
         }
     }
+    // Faults on initialize: no session yet (so no expiry) and a JSON or one-event answer.
+    let setting = Setting {
+        session: false,
+        stream: false,
+    };
+    let plan = faults::plan(engine, "initialize", params, setting);
+    faults::note(engine, record, &plan);
+    if let Some(delay) = plan.delay {
+        tokio::time::sleep(delay).await;
+    }
+    if let Some(Fault::Http {
+        status,
+        body,
+        headers,
+    }) = &plan.fault
+    {
+        capture::withheld(engine, record, started);
+        return faults::http_fault(*status, body.as_deref(), headers);
+    }
+    if let Some(error) = plan.refusal() {
+        let response = jsonrpc::error(id, &error);
+        capture::answered(engine, record, &response, started, None);
+        return respond(engine, response);
+    }
     match lifecycle::initialize(engine, params) {
         Ok((result, session)) => {
-            let response = jsonrpc::result(id, result);
-            capture::answered(engine, record, &response, started, Some(&session));
-            let mut reply = respond(engine, response);
+            faults::opened(engine, &session);
+            let mut response = jsonrpc::result(id, result);
+            plan.rewrite(&mut response);
+            match plan.shown(&response, false) {
+                Some(shown) => capture::answered(engine, record, &shown, started, Some(&session)),
+                None => capture::withheld(engine, record, started),
+            }
+            let mut reply = match &plan.fault {
+                Some(fault) => faults::json_reply(engine, &session, Some(fault), response).await,
+                None => respond(engine, response),
+            };
             if let Ok(value) = HeaderValue::from_str(&session.id) {
                 reply.headers_mut().insert(SESSION_HEADER, value);
             }
@@ -327,6 +395,7 @@ fn initialize(
 /// JSON-RPC batches: allowed in 2025-03-26 sessions only (removed in 2025-06-18).
 async fn post_batch(engine: &Arc<Engine>, incoming: &Inbound, batch: Vec<Value>) -> Response {
     let started = Instant::now();
+    let expired = faults::expire_if_due(engine, &incoming.headers);
     let session = match resolve_session(engine, &incoming.headers) {
         Ok(session) => Some(session),
         // A named session that has ended (404) or a bad version header (400) is refused as
@@ -335,6 +404,9 @@ async fn post_batch(engine: &Arc<Engine>, incoming: &Inbound, batch: Vec<Value>)
             for message in batch {
                 let classified = jsonrpc::classify(&message);
                 let record = record_arrival(engine, incoming, None, &classified, message);
+                if expired.is_some() {
+                    capture::faulted(engine, record, expired.clone(), None);
+                }
                 capture::answered(
                     engine,
                     record,
@@ -372,6 +444,9 @@ async fn post_batch(engine: &Arc<Engine>, incoming: &Inbound, batch: Vec<Value>)
         return transport_error(StatusCode::BAD_REQUEST, code::INVALID_REQUEST, "no session");
     };
     let mut responses = Vec::new();
+    // A fault that shapes the HTTP answer (a status, a broken body, a hang) applies to the
+    // whole batch: the first one that fired.
+    let mut whole: Option<Fault> = None;
     for message in batch {
         let classified = jsonrpc::classify(&message);
         let reply = matches!(classified, Incoming::Response { .. }).then(|| message.clone());
@@ -385,7 +460,34 @@ async fn post_batch(engine: &Arc<Engine>, incoming: &Inbound, batch: Vec<Value>)
                 ),
             )),
             Incoming::Request { id, method, params } => {
-                Some(answer(engine, &session, &id, &method, params).await)
+                faults::counted(engine, &session);
+                let setting = Setting {
+                    session: true,
+                    stream: false,
+                };
+                let mut plan = faults::plan(engine, &method, &params, setting);
+                faults::note(engine, record, &plan);
+                if let Some(delay) = plan.delay {
+                    tokio::time::sleep(delay).await;
+                }
+                let mut response = match plan.refusal() {
+                    Some(error) => {
+                        faults::count_tool_call(engine, &method, &params);
+                        jsonrpc::error(&id, &error)
+                    }
+                    None => {
+                        let chosen = plan.chosen.take();
+                        answer(engine, &session, &id, &method, params, chosen).await
+                    }
+                };
+                plan.rewrite(&mut response);
+                if matches!(plan.fault, Some(Fault::DuplicateResponse)) {
+                    responses.push(response.clone());
+                }
+                if let Some(fault) = plan.fault.filter(faults::spans_body) {
+                    whole.get_or_insert(fault);
+                }
+                Some(response)
             }
             Incoming::Notification { method, params } => {
                 dispatch::notification(&session, &method, &params);
@@ -407,10 +509,25 @@ async fn post_batch(engine: &Arc<Engine>, incoming: &Inbound, batch: Vec<Value>)
             responses.push(response);
         }
     }
-    if responses.is_empty() {
-        StatusCode::ACCEPTED.into_response()
-    } else {
-        axum::Json(Value::Array(responses)).into_response()
+    match whole {
+        None if responses.is_empty() => StatusCode::ACCEPTED.into_response(),
+        None => axum::Json(Value::Array(responses)).into_response(),
+        Some(Fault::Http {
+            status,
+            body,
+            headers,
+        }) => faults::http_fault(status, body.as_deref(), &headers),
+        Some(Fault::ExpireSession) => {
+            engine.sessions.remove(&session.id);
+            transport_error(
+                StatusCode::NOT_FOUND,
+                code::SESSION_NOT_FOUND,
+                "Session not found: the session ended (expire_session fault); send initialize without an Mcp-Session-Id header to start a new session",
+            )
+        }
+        Some(fault) => {
+            faults::json_reply(engine, &session, Some(&fault), Value::Array(responses)).await
+        }
     }
 }
 
@@ -423,13 +540,15 @@ struct Pending {
     params: Value,
     record: u64,
     started: Instant,
+    /// The request's faults (see `faults`); quiet for most requests.
+    plan: Plan,
 }
 
 impl Pending {
     /// Runs the handler until it answers or the client cancels the request
     /// (`notifications/cancelled`); `None` when cancelled, and then nothing is sent
     /// (basic/utilities/cancellation page: receivers "SHOULD NOT send a response").
-    async fn run(self, stream: Option<u64>) -> Option<Value> {
+    async fn run(mut self, stream: Option<u64>) -> Option<Value> {
         let cancelled = self.session.begin_request(&self.id);
         // Unregisters on every path, including a JSON-mode handler dropped with its connection.
         let _in_flight = InFlight {
@@ -448,14 +567,31 @@ impl Pending {
             id: self.id.clone(),
             params: self.params,
             outbox: Outbox::new(self.session.clone(), stream),
+            chosen: self.plan.chosen.take(),
+        };
+        let delay = self.plan.delay;
+        let refusal = self.plan.refusal();
+        if refusal.is_some() {
+            faults::count_tool_call(&self.engine, &self.method, &ctx.params);
+        }
+        // The delay sits inside the cancellable part: a client that gives up on a slow
+        // request and cancels it sees it cancelled, as for a slow handler.
+        let work = async {
+            if let Some(delay) = delay {
+                tokio::time::sleep(delay).await;
+            }
+            match refusal {
+                Some(error) => Err(error),
+                None => dispatch::request(&ctx, &self.method).await,
+            }
         };
         let outcome = tokio::select! {
-            outcome = dispatch::request(&ctx, &self.method) => Some(outcome),
+            outcome = work => Some(outcome),
             () = cancelled.cancelled() => None,
         };
         match outcome {
             Some(outcome) => {
-                let response = match outcome {
+                let mut response = match outcome {
                     Ok(result) if self.session.version.is_modern() => jsonrpc::result(
                         &self.id,
                         modern::finish_result(&self.engine, &self.method, result),
@@ -463,8 +599,15 @@ impl Pending {
                     Ok(result) => jsonrpc::result(&self.id, result),
                     Err(error) => jsonrpc::error(&self.id, &error),
                 };
+                self.plan.rewrite(&mut response);
                 settle(&mut unsettled);
-                capture::answered(&self.engine, self.record, &response, self.started, None);
+                // The capture shows what the client could read, not what the handler made.
+                match self.plan.shown(&response, stream.is_some()) {
+                    Some(shown) => {
+                        capture::answered(&self.engine, self.record, &shown, self.started, None)
+                    }
+                    None => capture::withheld(&self.engine, self.record, self.started),
+                }
                 Some(response)
             }
             None => {
@@ -518,7 +661,7 @@ fn wants_stream(engine: &Engine, incoming: &Inbound, pending: &Pending) -> bool 
     if !accepts(&incoming.headers, "text/event-stream") {
         return false;
     }
-    if engine.spec.response_mode == ResponseMode::Sse {
+    if engine.spec.response_mode == ResponseMode::Sse || pending.plan.needs_stream() {
         return true;
     }
     pending.method == "tools/call"
@@ -537,8 +680,17 @@ fn wants_stream(engine: &Engine, incoming: &Inbound, pending: &Pending) -> bool 
 }
 
 async fn json_answer(pending: Pending) -> Response {
+    let Some(fault) = pending.plan.fault.clone() else {
+        return match pending.run(None).await {
+            Some(response) => axum::Json(response).into_response(),
+            // Cancelled: the HTTP request still needs an answer, and it carries no result.
+            None => StatusCode::ACCEPTED.into_response(),
+        };
+    };
+    let engine = pending.engine.clone();
+    let session = pending.session.clone();
     match pending.run(None).await {
-        Some(response) => axum::Json(response).into_response(),
+        Some(response) => faults::json_reply(&engine, &session, Some(&fault), response).await,
         // Cancelled: the HTTP request still needs an answer, and it carries no result.
         None => StatusCode::ACCEPTED.into_response(),
     }
@@ -550,8 +702,21 @@ async fn json_answer(pending: Pending) -> Response {
 fn stream_answer(pending: Pending, exchange: Option<ExchangeId>) -> Response {
     let session = pending.session.clone();
     let engine = pending.engine.clone();
+    let fault = pending.plan.fault.as_ref();
+    let mut shape = Shape::of(fault);
+    let mut delivery = Delivery::of(fault);
+    let mut hang = None;
+    if delivery == Delivery::Held {
+        hang = faults::hang_permit(&engine);
+        if hang.is_none() {
+            // Too many hang already: this stream ends without its response instead.
+            (shape, delivery) = (Shape::Normal, Delivery::Dropped);
+        }
+    }
     let stream = session.open_stream();
-    if session.version == ProtocolVersion::V2025_11_25 {
+    // SSE polling needs an event id to resume from, whatever the legacy revision.
+    let polled = matches!(shape, Shape::Poll { .. }) && !session.version.is_modern();
+    if session.version == ProtocolVersion::V2025_11_25 || polled {
         session.push(stream, None);
     }
     let Some(reader) = session.attach(stream, None) else {
@@ -564,11 +729,20 @@ fn stream_answer(pending: Pending, exchange: Option<ExchangeId>) -> Response {
     let writer = session.clone();
     tokio::spawn(async move {
         if let Some(response) = pending.run(Some(stream)).await {
-            writer.push(stream, Some(response));
+            match delivery {
+                Delivery::Once => writer.push(stream, Some(response)),
+                Delivery::Twice => {
+                    writer.push(stream, Some(response.clone()));
+                    writer.push(stream, Some(response));
+                }
+                Delivery::Dropped | Delivery::Held => {}
+            }
         }
-        writer.finish_stream(stream);
+        if delivery != Delivery::Held {
+            writer.finish_stream(stream);
+        }
     });
-    sse_response(event_body(engine, session, reader, exchange))
+    sse_response(event_body(engine, session, reader, exchange, shape, hang))
 }
 
 /// `subscriptions/listen`: an event stream whatever the response mode, since its answer is
@@ -656,6 +830,7 @@ async fn answer(
     id: &Value,
     method: &str,
     params: Value,
+    chosen: Option<Chosen>,
 ) -> Value {
     let ctx = RequestCtx {
         engine: engine.clone(),
@@ -663,6 +838,7 @@ async fn answer(
         id: id.clone(),
         params,
         outbox: Outbox::new(session.clone(), None),
+        chosen,
     };
     match dispatch::request(&ctx, method).await {
         Ok(result) => jsonrpc::result(id, result),
@@ -746,6 +922,7 @@ pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> 
             "GET opens an event stream: send `Accept: text/event-stream`",
         );
     }
+    faults::expire_if_due(&engine, &incoming.headers);
     let session = match resolve_session(&engine, &incoming.headers) {
         Ok(session) => session,
         Err((status, error)) => {
@@ -769,41 +946,85 @@ pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> 
             "the session has no stream",
         );
     };
-    sse_response(event_body(engine, session, reader, incoming.exchange))
+    sse_response(event_body(
+        engine,
+        session,
+        reader,
+        incoming.exchange,
+        Shape::Normal,
+        None,
+    ))
 }
 
 /// An SSE body that reads a session stream: one event per message, with its id, and a
-/// comment as keep-alive while idle. Each message is captured when it is written.
+/// comment as keep-alive while idle. Each message is captured when it is written. `shape`
+/// is how a faulted request's stream misbehaves (see `faults::Shape`); `hang` holds a
+/// hanging stream's place in the server's count.
 fn event_body(
     engine: Arc<Engine>,
     session: Arc<Session>,
     reader: Reader,
     exchange: Option<ExchangeId>,
+    shape: Shape,
+    hang: Option<HangPermit>,
 ) -> Body {
     let state = BodyState {
         engine,
         session,
         reader,
         exchange,
+        shape,
+        written: false,
+        flooded: 0,
+        done: false,
+        _hang: hang,
     };
     let stream = futures::stream::unfold(state, |mut state| async move {
+        if state.done {
+            return None;
+        }
+        // 2026-07-28 streams are request-scoped and not resumable: no event ids.
+        let modern = state.session.version.is_modern();
+        if let Some(chunk) = state.fault_chunk(modern) {
+            return Some((Ok(chunk), state));
+        }
         loop {
             match state.session.poll(&mut state.reader) {
                 Poll::Event(event) => {
-                    // 2026-07-28 streams are request-scoped and not resumable: no event ids.
-                    let id = if state.session.version.is_modern() {
+                    state.written = true;
+                    let id = if modern {
                         String::new()
                     } else {
                         format!("id: {}\n", stream::event_id(state.reader.stream, event.seq))
                     };
-                    let text = match &event.message {
-                        Some(message) => {
+                    // On a POST stream the one message without a method is the response.
+                    let response = event.message.as_ref().filter(|m| m.get("method").is_none());
+                    let text = match (&event.message, state.shape) {
+                        (Some(_), Shape::Cut) if response.is_some() => {
+                            state.done = true;
+                            return Some((
+                                Err(std::io::Error::other(
+                                    "mcp-decoy: the close_connection fault cut the connection",
+                                )),
+                                state,
+                            ));
+                        }
+                        // No id, as if garbled in transit: a resumed stream replays the
+                        // buffered response intact.
+                        (Some(message), Shape::Malformed) if response.is_some() => {
+                            format!("event: message\ndata: {}\n\n", faults::malformed(message))
+                        }
+                        (Some(message), _) => {
                             capture::sent(&state.engine, &state.session, state.exchange, message);
                             format!("{id}event: message\ndata: {message}\n\n")
                         }
-                        None => format!("{id}data: \n\n"),
+                        (None, Shape::Poll { retry_ms }) => {
+                            state.done = true;
+                            format!("{id}retry: {retry_ms}\ndata: \n\n")
+                        }
+                        (None, _) => format!("{id}data: \n\n"),
                     };
-                    return Some((Ok::<_, std::convert::Infallible>(Bytes::from(text)), state));
+                    return Some((Ok(Bytes::from(text)), state));
                 }
                 Poll::Closed => return None,
                 Poll::Wait => {
@@ -823,19 +1044,60 @@ fn event_body(
     Body::from_stream(stream)
 }
 
+/// Notifications of a flood written per chunk: big enough to be cheap, small enough that a
+/// slow client applies back-pressure.
+const FLOOD_CHUNK: u32 = 100;
+
 struct BodyState {
     engine: Arc<Engine>,
     session: Arc<Session>,
     reader: Reader,
     exchange: Option<ExchangeId>,
+    shape: Shape,
+    /// An event of the stream was written.
+    written: bool,
+    /// Notifications of a flood written so far.
+    flooded: u32,
+    /// The body ends at the next poll (SSE polling, a cut connection).
+    done: bool,
+    _hang: Option<HangPermit>,
+}
+
+impl BodyState {
+    /// The next chunk a fault writes on its own, before or between the stream's events.
+    fn fault_chunk(&mut self, modern: bool) -> Option<Bytes> {
+        match self.shape {
+            // No event ids to resume from in 2026-07-28: the retry hint, then the end.
+            Shape::Poll { retry_ms } if modern => {
+                self.done = true;
+                Some(Bytes::from(format!("retry: {retry_ms}\n\n")))
+            }
+            // After the priming event when there is one, so it stays the first event.
+            Shape::Flood { count }
+                if self.flooded < count
+                    && (self.written || self.session.version != ProtocolVersion::V2025_11_25) =>
+            {
+                let to = self.flooded.saturating_add(FLOOD_CHUNK).min(count);
+                let chunk = faults::flood_chunk(self.flooded + 1, to + 1, count);
+                self.flooded = to;
+                Some(chunk)
+            }
+            _ => None,
+        }
+    }
 }
 
 impl Drop for BodyState {
     fn drop(&mut self) {
         self.session.detach(&self.reader);
+        // A hanging stream has no writer left to finish it; finished, the session can evict it.
+        if self.shape == Shape::Hang {
+            self.session.finish_stream(self.reader.stream);
+        }
         // In 2026-07-28 closing the response stream is how a client cancels
-        // (`basic/patterns/cancellation.mdx`); after the response it is a no-op.
-        if self.session.version.is_modern() {
+        // (`basic/patterns/cancellation.mdx`); after the response it is a no-op. A stream the
+        // server itself ended (SSE polling) is no cancellation.
+        if self.session.version.is_modern() && !matches!(self.shape, Shape::Poll { .. }) {
             self.session.cancel_all();
         }
     }
@@ -850,6 +1112,7 @@ pub(crate) async fn delete(State(engine): State<Arc<Engine>>, request: Request) 
     if let Some(rejection) = modern_get_or_delete(&engine, &incoming.headers) {
         return rejection;
     }
+    faults::expire_if_due(&engine, &incoming.headers);
     match resolve_session(&engine, &incoming.headers) {
         Ok(session) => {
             engine.sessions.remove(&session.id);

@@ -6,14 +6,20 @@
 
 mod capture;
 mod catalog;
+pub(crate) mod clock;
 pub(crate) mod dispatch;
 mod era;
+pub(crate) mod faults;
+pub(crate) mod guard;
 mod http;
 mod jsonrpc;
+mod manifest;
 mod methods;
 mod modern;
 mod mrtr;
+pub(crate) mod oauth;
 mod outbox;
+pub(crate) mod responses;
 mod runtime;
 mod schema;
 mod session;
@@ -73,6 +79,16 @@ pub(crate) struct Engine {
     validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
     /// Signs and checks the `requestState` of 2026-07-28 multi round-trip requests.
     pub(crate) mrtr: mrtr::Sealer,
+    /// This server's time, which tests can advance (token, code and session expiry).
+    pub(crate) clock: clock::Clock,
+    /// Host check and API keys; the live keys are here, `spec.api_keys` is only the seed.
+    pub(crate) guard: guard::Guard,
+    /// Tool response counters, compiled matchers and the seeded random generator.
+    pub(crate) responses: responses::Responses,
+    /// Server-level fault rules with their counters, session ages, hanging requests.
+    pub(crate) faults: faults::Faults,
+    /// OAuth 2.1 state (clients, codes, tokens) when the spec has `auth`.
+    pub(crate) oauth: Option<oauth::AuthServer>,
 }
 
 impl Engine {
@@ -86,6 +102,9 @@ impl Engine {
         source: u64,
     ) -> Result<Arc<Engine>, Error> {
         validate::server(&spec)?;
+        guard::check_spec(&spec)?;
+        faults::check_spec(&spec.faults, spec.session_expiry.as_ref())?;
+        oauth::check_spec(&spec)?;
         if limits.max_body_bytes == 0 {
             return Err(Error::InvalidConfig {
                 field: "max_body_bytes",
@@ -99,6 +118,10 @@ impl Engine {
             });
         }
         let versions = spec.versions_newest_first();
+        let guard = guard::Guard::new(&spec);
+        let seed = spec.seed;
+        let faults = faults::Faults::new(&spec.faults, spec.session_expiry);
+        let oauth = spec.auth.clone().map(oauth::AuthServer::new);
         let serves_resources = !spec.resources.is_empty() || !spec.resource_templates.is_empty();
         let serves_prompts = !spec.prompts.is_empty();
         let catalog = Catalog::new(
@@ -121,6 +144,11 @@ impl Engine {
             serves_prompts,
             validators: Mutex::default(),
             mrtr: mrtr::Sealer::new(),
+            clock: clock::Clock::default(),
+            guard,
+            responses: responses::Responses::new(seed),
+            faults,
+            oauth,
         }))
     }
 
@@ -170,6 +198,7 @@ impl Engine {
             resources: self.catalog.resources.all(),
             resource_templates: self.catalog.templates.all(),
             prompts: self.catalog.prompts.all(),
+            api_keys: self.guard.api_keys(),
             ..self.spec.clone()
         }
     }
@@ -234,10 +263,31 @@ pub(crate) fn router(engine: Arc<Engine>) -> Router {
     router_at(engine, "/mcp")
 }
 
-/// The router of one server with its MCP endpoint at `path` (the app uses `/s/NAME/mcp`).
+/// The router of one server with its MCP endpoint at `path` (the app uses `/s/NAME/mcp`)
+/// and its manifest beside it.
 pub(crate) fn router_at(engine: Arc<Engine>, path: &str) -> Router {
+    if let Some(oauth) = &engine.oauth {
+        oauth.set_mount(path);
+    }
     Router::new()
         .route(path, post(http::post).get(http::get).delete(http::delete))
+        // The bearer-token check runs after the guard's Host check (layers wrap outwards).
+        .route_layer(axum::middleware::from_fn_with_state(
+            engine.clone(),
+            oauth::guard,
+        ))
+        // Inside the capture layer, so the log records every exchange a guard refuses.
+        .route_layer(axum::middleware::from_fn_with_state(
+            engine.clone(),
+            guard::mcp,
+        ))
+        .merge(manifest::routes(path))
+        // OAuth endpoints and well-known documents, claimed before routing because their
+        // paths follow the live configuration (an authorization-server migration moves them).
+        .layer(axum::middleware::from_fn_with_state(
+            engine.clone(),
+            oauth::endpoints,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             engine.clone(),
             capture::exchange,

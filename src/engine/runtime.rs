@@ -28,6 +28,8 @@ pub(crate) fn spawn(engine: Arc<Engine>, addr: SocketAddr) -> Result<Running, Er
     let listener = TcpListener::bind(addr).map_err(bind_error)?;
     listener.set_nonblocking(true).map_err(bind_error)?;
     let addr = listener.local_addr().map_err(bind_error)?;
+    // Served alone on loopback, the engine refuses other Host names (DNS rebinding).
+    engine.guard.bound_to(addr);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -216,6 +216,19 @@ impl Session {
         self.state().subscriptions.contains(uri)
     }
 
+    /// Resolves once the session has ended (DELETE, expiry, eviction, server stop).
+    pub(crate) async fn ended(&self) {
+        let mut wake = self.wake.subscribe();
+        loop {
+            if self.state().ended {
+                return;
+            }
+            if wake.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
     fn end(&self) {
         {
             let mut state = self.state();

@@ -269,7 +269,8 @@ pub(crate) fn tool(spec: &ToolSpec) -> Result<(), Error> {
         tool: spec.name.clone(),
         reason,
     })?;
-    script(spec)
+    script(spec)?;
+    super::responses::validate(spec)
 }
 
 /// Step templates parse, and progress grows from step to step (basic/utilities/progress:

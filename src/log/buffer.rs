@@ -266,6 +266,8 @@ mod tests {
             response: None,
             duration_ms: None,
             cancelled: false,
+            fault: None,
+            response_index: None,
         })
     }
 

@@ -83,11 +83,68 @@ impl Log {
             .collect()
     }
 
+    /// Every request a fault fired for, oldest first, with the fault's label.
+    ///
+    /// # Example
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use mcp_decoy::{Fault, FaultRule, MockMcpServer};
+    ///
+    /// let server = MockMcpServer::builder()
+    ///     .fault(FaultRule::on_method("tools/list").times(1).fault(Fault::http(503)))
+    ///     .start()
+    ///     .await;
+    /// // After the client under test listed tools twice:
+    /// for fired in server.log().faults() {
+    ///     assert_eq!(fired.label, "http 503");
+    /// }
+    /// # }
+    /// ```
+    pub fn faults(&self) -> Vec<FiredFault> {
+        self.mcp()
+            .faulted()
+            .records()
+            .into_iter()
+            .filter_map(|(record, message)| {
+                Some(FiredFault {
+                    record: record.id,
+                    method: message.method.clone(),
+                    name: message.name.clone(),
+                    session: message.session.clone(),
+                    label: message.fault.clone()?,
+                })
+            })
+            .collect()
+    }
+
+    /// The OAuth side of the traffic: discovery fetches, registrations, authorization and
+    /// token requests, challenges; see [`OAuthLog`](super::OAuthLog).
+    pub fn oauth(&self) -> super::OAuthLog {
+        super::OAuthLog::of(&self.records)
+    }
+
     /// A view with session ids, times, durations and ports normalised, for snapshots that
     /// stay the same across runs.
     pub fn transcript(&self) -> Transcript {
         Transcript::of(&self.records)
     }
+}
+
+/// A request that a fault fired for (see [`Log::faults`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FiredFault {
+    /// The id of the request's `mcp` record.
+    pub record: u64,
+    /// The request's method.
+    pub method: Option<String>,
+    /// The tool, prompt or resource it named.
+    pub name: Option<String>,
+    /// Its session, if any.
+    pub session: Option<String>,
+    /// What fired: `http 503`, `delay 120 ms, wrong_id`, `session_expiry`, ... (see
+    /// `Fault::label`).
+    pub label: String,
 }
 
 /// One `tools/call` as the server saw it.
@@ -178,6 +235,11 @@ impl<'a> McpQuery<'a> {
     /// Requests answered with a JSON-RPC error.
     pub fn errors(self) -> Self {
         self.keep(|m| m.error().is_some())
+    }
+
+    /// Requests a fault fired for (their [`RpcMessage::fault`] is set).
+    pub fn faulted(self) -> Self {
+        self.keep(|m| m.fault.is_some())
     }
 
     /// Messages matching any predicate.

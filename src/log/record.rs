@@ -170,6 +170,14 @@ pub struct RpcMessage {
     /// The client cancelled the request (`notifications/cancelled`); no response was sent.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cancelled: bool,
+    /// The faults that fired for this request, as short stable labels joined by `, `
+    /// (`delay 120 ms, http 503`, `expire_session`, ...); see `Fault::label`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
+    /// For a `tools/call`: the index, in the tool's `responses`, of the response that
+    /// answered it; `None` when the tool's own template did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_index: Option<usize>,
 }
 
 impl RpcMessage {

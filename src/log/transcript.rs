@@ -92,6 +92,12 @@ pub enum TranscriptEntry {
         /// The response, for requests.
         #[serde(skip_serializing_if = "Option::is_none")]
         response: Option<Value>,
+        /// The faults that fired for the request (see `RpcMessage::fault`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fault: Option<String>,
+        /// The tool response that answered it (see `RpcMessage::response_index`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        response_index: Option<usize>,
     },
 }
 
@@ -131,6 +137,8 @@ impl Transcript {
                     carried_by: m.carried_by.and_then(|id| positions.get(&id).copied()),
                     message: m.message.clone(),
                     response: m.response.clone(),
+                    fault: m.fault.clone(),
+                    response_index: m.response_index,
                 },
             })
             .collect();

@@ -2,15 +2,24 @@
 //! `servers.json` stores. No I/O and no sockets here; the engine checks a spec before it
 //! runs it.
 
+mod auth;
+mod fault;
 mod prompt;
 mod resource;
+mod response;
 mod script;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+pub use auth::{
+    AuthServerMetadata, Consent, IssResponse, LegacyDiscovery, OAuthSpec, PreRegisteredClient,
+    ResourceMetadataLocation, TokenEndpointAuthMethod,
+};
+pub use fault::{Delay, Fault, FaultRule, SessionExpiry};
 pub use prompt::{PromptArgumentSpec, PromptSpec, default_prompt_template};
 pub use resource::{ResourceBody, ResourceSpec, ResourceTemplateSpec};
+pub use response::{Comparison, Matcher, ResponseSpec};
 pub use script::{AskMethod, Listing, LogLevel, Step};
 
 /// The template of a tool created without one: the call's arguments as JSON text
@@ -164,6 +173,10 @@ pub struct ToolSpec {
     /// clients drop the tool); the server checks them otherwise.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_invalid_headers: bool,
+    /// Alternative answers chosen per call (conditions, sequences, faults), checked in order
+    /// before the tool's own template, which is the fallback.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub responses: Vec<ResponseSpec>,
 }
 
 fn yes() -> bool {
@@ -190,6 +203,7 @@ impl ToolSpec {
             icons: None,
             meta: None,
             allow_invalid_headers: false,
+            responses: Vec::new(),
         }
     }
 
@@ -271,6 +285,35 @@ pub struct ServerSpec {
     /// Revisions the server accepts; empty means all of [`ProtocolVersion::ALL`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub protocol_versions: Vec<ProtocolVersion>,
+    /// Server-level faults, checked in order for every request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<FaultRule>,
+    /// When legacy sessions end on their own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_expiry: Option<SessionExpiry>,
+    /// Seed of the random delays, so a schedule reproduces; a fixed default when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// API keys accepted as `Authorization: Bearer KEY` on the MCP endpoint; when any is
+    /// set, requests without one of them get `401` with `WWW-Authenticate: Bearer`. Each is
+    /// 1-512 bytes of visible ASCII, no two alike. The capability manifest needs none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub api_keys: Vec<String>,
+    /// `Host` names accepted besides `localhost`, `127.0.0.1` and `[::1]` (DNS-rebinding
+    /// protection): `name` (any port), `name:port`, or `*.example.com` (any subdomain).
+    /// Listing any turns the Host check on, and requests naming another host get `403`.
+    /// Without a list, a test fixture on a loopback address checks anyway, and the app
+    /// does not (its guide sends tunnels, which name their own host, to the MCP port).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_hosts: Vec<String>,
+    /// Serve the capability manifest beside the MCP endpoint, at
+    /// `/.well-known/mcp-server.json` (the app: `/s/NAME/.well-known/mcp-server.json`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub manifest: bool,
+    /// OAuth 2.1: the MCP endpoint needs a bearer token from the server's own authorization
+    /// server; `None`: no authorization.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<OAuthSpec>,
 }
 
 fn crate_version() -> String {
@@ -292,6 +335,13 @@ impl ServerSpec {
             page_size: None,
             response_mode: ResponseMode::Json,
             protocol_versions: Vec::new(),
+            faults: Vec::new(),
+            session_expiry: None,
+            seed: None,
+            api_keys: Vec::new(),
+            allowed_hosts: Vec::new(),
+            manifest: false,
+            auth: None,
         }
     }
 

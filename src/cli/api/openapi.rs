@@ -430,7 +430,8 @@ pub(crate) fn document(app: &App) -> Value {
                 or 127.0.0.1 on the UI port; POST and PATCH need `Content-Type: \
                 application/json`; a browser request must come from the UI's own origin. \
                 Errors are RFC 9457 problem details. Every acknowledged change is in \
-                servers.json."
+                servers.json. A server's guards (`apiKeys`, `allowedHosts`) apply to its MCP \
+                endpoint on the MCP port, never to this API."
         },
         "servers": [{ "url": format!("http://localhost:{}/api/v1", app.ui_port) }],
         "paths": paths,

@@ -17,12 +17,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ApiError;
-use super::body::{JsonBody, merge, object};
+use super::body::{JsonBody, decode, merge, object};
 use super::openapi::{Docs, Operation};
 use super::support::{commit, created, hosted};
 use crate::cli::App;
 use crate::cli::config::check_server_name;
 use crate::cli::registry::Hosted;
+use crate::engine::guard;
 use crate::spec::{ProtocolVersion, ResponseMode, ServerSpec};
 
 /// A server as `GET /servers` lists it.
@@ -63,6 +64,10 @@ pub(crate) struct ServerDetail {
     pub(crate) url: String,
     /// Live sessions.
     pub(crate) sessions: usize,
+    /// The capability manifest, when `manifest` is on: `/s/NAME/.well-known/mcp-server.json`
+    /// on the MCP listener.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) manifest_url: Option<String>,
     /// The definition.
     #[serde(flatten)]
     pub(crate) server: ServerSpec,
@@ -95,6 +100,23 @@ pub(crate) struct ServerPatch {
     /// Items per page of every list method; `null` lists everything on one page.
     #[serde(default)]
     pub(crate) page_size: Option<usize>,
+    /// API keys a client must send as `Authorization: Bearer KEY` (others get `401`); `[]`
+    /// or `null` turns the check off. A change to the keys alone keeps the server and its
+    /// sessions: the next request is checked against the new list.
+    #[serde(default)]
+    pub(crate) api_keys: Option<Vec<String>>,
+    /// `Host` names the MCP endpoint accepts besides `localhost`, `127.0.0.1` and `[::1]`;
+    /// listing any turns the Host check on (others get `403`). `*.example.com` matches any
+    /// subdomain, `name:port` one port.
+    #[serde(default)]
+    pub(crate) allowed_hosts: Option<Vec<String>>,
+    /// Serve the capability manifest at `/s/NAME/.well-known/mcp-server.json`.
+    #[serde(default)]
+    pub(crate) manifest: Option<bool>,
+    /// OAuth 2.1: an object turns it on (or changes it), `null` turns it off; see
+    /// `AuthBody`. Any change to it revokes every token and closes the sessions.
+    #[serde(default)]
+    pub(crate) auth: Option<super::oauth::AuthBody>,
 }
 
 pub(crate) fn routes() -> Router<Arc<App>> {
@@ -111,7 +133,12 @@ pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
             .describe(
                 "The body is a server as `servers.json` stores it; only `name` is required, and \
                  a server created with just a name has no tools. Tools in the body keep the \
-                 file's default (`published: true`).",
+                 file's default (`published: true`). `apiKeys` makes its MCP endpoint answer \
+                 `401` without `Authorization: Bearer KEY`; `allowedHosts` turns on the Host \
+                 check (`403` for other names); `manifest: true` serves the capability \
+                 manifest at `manifestUrl`. `auth: {}` turns on OAuth 2.1 and generates the \
+                 pre-registered client's id and secret (see `AuthBody`). A problem names the \
+                 entry at fault, as in `apiKeys[1]`.",
             )
             .body(docs.schema::<ServerSpec>())
             .reply(201, docs.schema::<ServerDetail>())
@@ -128,7 +155,12 @@ pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
         .describe(
             "A new `name` moves the server and closes its sessions. Any change rebuilds \
                  the server and closes its sessions, since clients learn these settings at \
-                 `initialize`; its logs stay.",
+                 `initialize`; its logs stay. A change to `apiKeys` alone applies in place: \
+                 sessions stay, and the next request is checked against the new keys. \
+                 `auth: {}` turns on OAuth 2.1 with a new pre-registered client, `auth: null` \
+                 turns it off and deletes the client, `auth: {\"redirectUris\": [...]}` sets \
+                 the client's redirect URIs; each revokes every token. Other changes keep \
+                 the OAuth clients and tokens.",
         )
         .body(docs.schema::<ServerPatch>())
         .reply(200, docs.schema::<ServerDetail>())
@@ -167,6 +199,12 @@ pub(crate) fn detail(app: &App, hosted: &Hosted) -> ServerDetail {
     ServerDetail {
         url: app.mcp_url(&server.name),
         sessions: hosted.engine.sessions.list().len(),
+        manifest_url: server.manifest.then(|| {
+            format!(
+                "{}/s/{}/.well-known/mcp-server.json",
+                app.mcp_base, server.name
+            )
+        }),
         server,
     }
 }
@@ -191,6 +229,14 @@ fn check_settings(server: &ServerSpec) -> Result<(), ApiError> {
             "`pageSize` must be at least 1 (or null for one page)",
         ));
     }
+    let guards = guard::spec_problems(server, "apiKeys", "allowedHosts");
+    if let Some((field, reason)) = guards.into_iter().next() {
+        return Err(ApiError::bad_request(
+            field.clone(),
+            format!("`{field}` {reason}"),
+        ));
+    }
+    super::oauth::check(server)?;
     Ok(())
 }
 
@@ -200,8 +246,13 @@ fn taken(name: &str) -> ApiError {
 
 async fn create(
     State(app): State<Arc<App>>,
-    JsonBody(server): JsonBody<ServerSpec>,
+    JsonBody(body): JsonBody<Value>,
 ) -> Result<Response, ApiError> {
+    let mut body = object(body)?;
+    if let Some(auth) = body.remove("auth") {
+        body.insert("auth".into(), super::oauth::resolve(None, auth)?);
+    }
+    let server: ServerSpec = decode(&Value::Object(body))?;
     check_settings(&server)?;
     let name = server.name.clone();
     let body = commit(&app, || {
@@ -228,15 +279,28 @@ async fn update(
     Path(server): Path<String>,
     JsonBody(patch): JsonBody<Value>,
 ) -> Result<Json<ServerDetail>, ApiError> {
-    let patch = object(patch)?;
+    let mut patch = object(patch)?;
     commit(&app, || {
         let current_host = hosted(&app, &server)?;
         let current = current_host.engine.current_spec();
+        if let Some(auth) = patch.remove("auth") {
+            let auth = super::oauth::resolve(current.auth.as_ref(), auth)?;
+            patch.insert("auth".into(), auth);
+        }
         let next: ServerSpec = merge::<_, ServerPatch>(&current, patch)?;
         if next == current {
             return Ok(detail(&app, &current_host));
         }
         check_settings(&next)?;
+        // Keys are checked per request, so new ones apply without ending sessions.
+        let keys_only = ServerSpec {
+            api_keys: current.api_keys.clone(),
+            ..next.clone()
+        } == current;
+        if keys_only {
+            current_host.engine.guard.set_api_keys(next.api_keys);
+            return Ok(detail(&app, &current_host));
+        }
         if next.name != server && app.registry.get(&next.name).is_some() {
             return Err(taken(&next.name));
         }

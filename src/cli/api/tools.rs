@@ -22,7 +22,7 @@ use super::support::{commit, created, hosted};
 use crate::cli::App;
 use crate::engine::Listing;
 use crate::error::Error;
-use crate::spec::{Step, ToolAnnotations, ToolSpec};
+use crate::spec::{ResponseSpec, Step, ToolAnnotations, ToolSpec};
 
 /// The body of `PATCH /servers/{server}/tools/{tool}`: each member given replaces that
 /// field whole, `null` resets it to its default.
@@ -62,6 +62,10 @@ pub(crate) struct ToolPatch {
     /// `_meta`, passed through to `tools/list`.
     #[serde(default, rename = "_meta")]
     pub(crate) meta: Option<Value>,
+    /// Alternative answers (conditions, sequences, faults), replaced whole; `null` or `[]`
+    /// leaves only the template.
+    #[serde(default)]
+    pub(crate) responses: Option<Vec<ResponseSpec>>,
 }
 
 pub(crate) fn routes() -> Router<Arc<App>> {

@@ -86,6 +86,11 @@ impl Listeners {
         self.closing.send_replace(true);
     }
 
+    /// Accepts new streams again after [`close`](Self::close) (the server restarted).
+    pub(crate) fn reopen(&self) {
+        self.closing.send_replace(false);
+    }
+
     /// After [`close`](Self::close): waits until the streams have ended, at most `within`.
     /// Returns at once when none was open, so stopping a server without listeners costs
     /// nothing.

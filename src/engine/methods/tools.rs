@@ -53,8 +53,13 @@ pub(crate) async fn call(ctx: &RequestCtx) -> Result<Value, RpcError> {
         Err(Stop::Refused(error)) => return Err(error),
     }
     let validator = ctx.engine.output_validator(&tool);
-    let Rendered { result, failure } =
-        template::render(&tool.template, &context, validator.as_deref());
+    // The response the transport picked (see `responses::choose`) may bring its own result.
+    let template = ctx
+        .chosen
+        .as_ref()
+        .and_then(|chosen| chosen.result.as_ref())
+        .unwrap_or(&tool.template);
+    let Rendered { result, failure } = template::render(template, &context, validator.as_deref());
     if let Some(details) = &failure {
         tracing::debug!(
             tool = name,

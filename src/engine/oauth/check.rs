@@ -1,0 +1,132 @@
+//! Checks of an OAuth spec before a server starts; errors name the field.
+
+use super::{MAX_LIST, register};
+use crate::error::Error;
+use crate::spec::{
+    OAuthSpec, PreRegisteredClient, ResourceMetadataLocation, TokenEndpointAuthMethod,
+};
+
+/// Checks an OAuth spec; errors name the field, as in `auth.pre_registered_clients[1]`.
+pub(crate) fn check_spec(spec: &crate::spec::ServerSpec) -> Result<(), Error> {
+    let Some(auth) = &spec.auth else {
+        return Ok(());
+    };
+    let invalid = |reason: String| {
+        Err(Error::InvalidConfig {
+            field: "auth",
+            reason,
+        })
+    };
+    if auth.token_endpoint_auth_methods.is_empty() {
+        return invalid("`auth.token_endpoint_auth_methods` must name at least one method".into());
+    }
+    if auth.access_token_lifetime_secs == 0 {
+        return invalid("`auth.access_token_lifetime_secs` must be at least 1".into());
+    }
+    if auth.code_lifetime_secs == 0 {
+        return invalid("`auth.code_lifetime_secs` must be at least 1".into());
+    }
+    if auth.refresh_token_lifetime_secs == Some(0) {
+        return invalid("`auth.refresh_token_lifetime_secs` must be at least 1".into());
+    }
+    if auth.pre_registered_clients.len() > MAX_LIST {
+        return invalid(format!(
+            "`auth.pre_registered_clients` has {} entries; at most {MAX_LIST}",
+            auth.pre_registered_clients.len()
+        ));
+    }
+    for (i, client) in auth.pre_registered_clients.iter().enumerate() {
+        check_pre_registered(auth, client)
+            .map_err(|reason| format!("`auth.pre_registered_clients[{i}]` {reason}"))
+            .or_else(invalid)?;
+        if auth.pre_registered_clients[..i]
+            .iter()
+            .any(|c| c.client_id == client.client_id)
+        {
+            return invalid(format!(
+                "`auth.pre_registered_clients[{i}]` repeats client_id `{}`",
+                client.client_id
+            ));
+        }
+    }
+    for (field, path) in [
+        ("issuer_path", auth.issuer_path.as_deref()),
+        (
+            "resource_metadata",
+            match &auth.resource_metadata {
+                ResourceMetadataLocation::Custom(path) => Some(path.as_str()),
+                _ => None,
+            },
+        ),
+    ] {
+        if let Some(path) = path
+            && (!path.starts_with('/')
+                || path.len() < 2
+                || path.len() > 200
+                || path.contains(['?', '#', ' ']))
+        {
+            return invalid(format!(
+                "`auth.{field}` `{path}` must be a path such as `/tenant1`: a leading `/`, at most 200 bytes, no `?`, `#` or spaces"
+            ));
+        }
+    }
+    let limits = [
+        ("scopes_supported", auth.scopes_supported.len()),
+        ("tool_scopes", auth.tool_scopes.len()),
+    ];
+    for (field, len) in limits {
+        if len > MAX_LIST * 10 {
+            return invalid(format!(
+                "`auth.{field}` has {len} entries; at most {}",
+                MAX_LIST * 10
+            ));
+        }
+    }
+    for scope in auth
+        .scopes_supported
+        .iter()
+        .chain(auth.tool_scopes.values().flatten())
+    {
+        if scope.is_empty() || !scope.chars().all(is_scope_char) {
+            return invalid(format!(
+                "scope `{scope}` is not a scope token (RFC 6749 section 3.3: visible ASCII without spaces, `\"` or `\\`)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_pre_registered(auth: &OAuthSpec, client: &PreRegisteredClient) -> Result<(), String> {
+    if client.client_id.is_empty() || client.client_id.len() > 256 {
+        return Err("`client_id` must be 1-256 bytes".into());
+    }
+    if !client.client_id.chars().all(|c| c.is_ascii_graphic()) {
+        return Err("`client_id` must be visible ASCII without spaces".into());
+    }
+    if let Some(secret) = &client.client_secret
+        && (secret.is_empty()
+            || secret.len() > 256
+            || !secret.chars().all(|c| c.is_ascii_graphic()))
+    {
+        return Err("`client_secret` must be 1-256 visible ASCII characters".into());
+    }
+    if client.client_secret.is_none()
+        && !auth
+            .token_endpoint_auth_methods
+            .contains(&TokenEndpointAuthMethod::None)
+    {
+        return Err("has no secret, but the token endpoint does not accept `none`".into());
+    }
+    if client.redirect_uris.len() > MAX_LIST {
+        return Err(format!("`redirect_uris` has more than {MAX_LIST} entries"));
+    }
+    for uri in &client.redirect_uris {
+        register::check_redirect_uri(uri).map_err(|reason| format!("`redirect_uris`: {reason}"))?;
+    }
+    Ok(())
+}
+
+/// RFC 6749 section 3.3: `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`.
+pub(crate) fn is_scope_char(c: char) -> bool {
+    matches!(c, '\x21' | '\x23'..='\x5B' | '\x5D'..='\x7E')
+}

@@ -1,0 +1,552 @@
+//! OAuth 2.1: the server as its own authorization server and as the resource server in front
+//! of the MCP endpoint. [`AuthServer`] holds the runtime state (clients, codes, tokens, the
+//! consent mode, the issuer generation), every collection bounded with the oldest entry
+//! evicted. The endpoints are served by [`endpoints`], a middleware that claims the OAuth
+//! paths of the current configuration before routing (so the paths can change at run time,
+//! as an authorization-server migration does), and [`guard`] sits in front of the MCP
+//! endpoint.
+//!
+//! Paths are built from the *mount*: the fixture's MCP endpoint is `/mcp` (prefix ""), the
+//! app's `/s/NAME/mcp` (prefix `/s/NAME`). The authorization server's endpoints live under
+//! `{prefix}/oauth/`, the well-known documents at the root paths RFC 9728 and RFC 8414 name.
+//! The issuer and the resource identifier are built per request from the `Host` the client
+//! used ([`issuer`]), so a token obtained through one address is not valid through another.
+//!
+//! Secrets never reach the log unmasked: see [`mask`], which the capture layer calls.
+
+pub(crate) mod admin;
+mod authorize;
+mod check;
+mod issuer;
+pub(crate) mod mask;
+mod metadata;
+mod params;
+mod register;
+mod resource;
+mod revoke;
+mod routes;
+mod store;
+mod token;
+
+use std::sync::{Mutex, MutexGuard, RwLock};
+use std::time::{Duration, SystemTime};
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use chrono::{DateTime, Utc};
+use rand::RngCore;
+use serde::Serialize;
+use serde_json::json;
+
+pub(crate) use check::{check_spec, is_scope_char};
+pub(crate) use resource::guard;
+use routes::Endpoint;
+pub(crate) use routes::endpoints;
+
+use crate::spec::{
+    AuthServerMetadata, Consent, LegacyDiscovery, OAuthSpec, ResourceMetadataLocation,
+    TokenEndpointAuthMethod,
+};
+use store::{Bounded, Client, Code, Pending, Token};
+
+/// Registered clients kept at most (pre-registered ones are not counted).
+pub(crate) const MAX_CLIENTS: usize = 10_000;
+/// Authorization codes kept at most, used ones included (reuse must still be detected).
+pub(crate) const MAX_CODES: usize = 10_000;
+/// Access tokens, and separately refresh tokens, kept at most.
+pub(crate) const MAX_TOKENS: usize = 10_000;
+/// Authorization requests waiting on the consent page at most.
+pub(crate) const MAX_PENDING_CONSENTS: usize = 1_000;
+/// The longest scope list, redirect URI list or other list a client may send.
+pub(crate) const MAX_LIST: usize = 100;
+/// The longest single parameter value accepted, in bytes.
+pub(crate) const MAX_VALUE_BYTES: usize = 2_048;
+
+/// Whether a token is an access token or a refresh token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TokenKind {
+    /// A bearer access token for the MCP endpoint.
+    Access,
+    /// A refresh token, exchanged (and rotated) at the token endpoint.
+    Refresh,
+}
+
+/// A live token of a server on OAuth, as [`OAuthHandle::tokens`](crate::OAuthHandle::tokens)
+/// lists it: everything but the secret value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TokenInfo {
+    /// A stable id for revoking it (`at-1`, `rt-2`, ...); not the token.
+    pub id: String,
+    /// Access or refresh token.
+    pub kind: TokenKind,
+    /// The client it was issued to.
+    pub client_id: String,
+    /// The scopes it grants, in the order they were requested.
+    pub scopes: Vec<String>,
+    /// The resource (RFC 8707) it is bound to, its audience.
+    pub resource: Option<String>,
+    /// When it was issued, by the server's clock.
+    pub issued_at: DateTime<Utc>,
+    /// When it expires, by the server's clock; `None`: never.
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// Where one server's endpoints are mounted.
+#[derive(Debug, Clone)]
+pub(crate) struct Mount {
+    /// `""` for the fixture, `/s/NAME` in the app.
+    pub(crate) prefix: String,
+    /// The MCP endpoint's path, `{prefix}/mcp`.
+    pub(crate) mcp_path: String,
+}
+
+impl Mount {
+    fn at(mcp_path: &str) -> Self {
+        let prefix = match mcp_path.rfind('/') {
+            Some(slash) => mcp_path[..slash].to_string(),
+            None => String::new(),
+        };
+        Mount {
+            prefix,
+            mcp_path: mcp_path.to_string(),
+        }
+    }
+}
+
+/// One server's authorization server and resource-server state.
+#[derive(Debug)]
+pub(crate) struct AuthServer {
+    pub(crate) spec: OAuthSpec,
+    state: Mutex<Records>,
+    mount: RwLock<Mount>,
+    fetcher: register::Fetcher,
+}
+
+#[derive(Debug)]
+struct Records {
+    clients: Bounded<Client>,
+    codes: Bounded<Code>,
+    access: Bounded<Token>,
+    refresh: Bounded<Token>,
+    pending: Bounded<Pending>,
+    consent: Consent,
+    /// Bumped by each authorization-server migration: the issuer changes and the clients
+    /// and tokens of the old one are gone.
+    generation: u32,
+    /// Whether the automatic migration (`authorization_server_migration`) happened.
+    migrated: bool,
+    next_id: u64,
+}
+
+impl AuthServer {
+    /// The state of a validated spec.
+    pub(crate) fn new(spec: OAuthSpec) -> Self {
+        let state = Records {
+            clients: Bounded::new(MAX_CLIENTS),
+            codes: Bounded::new(MAX_CODES),
+            access: Bounded::new(MAX_TOKENS),
+            refresh: Bounded::new(MAX_TOKENS),
+            pending: Bounded::new(MAX_PENDING_CONSENTS),
+            consent: spec.consent,
+            generation: 0,
+            migrated: false,
+            next_id: 1,
+        };
+        AuthServer {
+            spec,
+            state: Mutex::new(state),
+            mount: RwLock::new(Mount::at("/mcp")),
+            fetcher: register::Fetcher::default(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Records> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records where the MCP endpoint is mounted (called by `router_at`).
+    pub(crate) fn set_mount(&self, mcp_path: &str) {
+        *self.mount.write().unwrap_or_else(|p| p.into_inner()) = Mount::at(mcp_path);
+    }
+
+    pub(crate) fn mount(&self) -> Mount {
+        self.mount.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The live tokens, access tokens first, oldest first; expired ones are left out.
+    pub(crate) fn tokens(&self, now: SystemTime) -> Vec<TokenInfo> {
+        let state = self.lock();
+        state
+            .access
+            .values()
+            .chain(state.refresh.values())
+            .filter(|t| !t.expired(now))
+            .map(Token::info)
+            .collect()
+    }
+
+    /// Revokes one token by its id; whether it was live. Revoking an access token leaves
+    /// its refresh token valid, and the other way round (the product guide).
+    pub(crate) fn revoke(&self, id: &str) -> bool {
+        let mut state = self.lock();
+        state.access.remove_where(|t| t.id == id) + state.refresh.remove_where(|t| t.id == id) > 0
+    }
+
+    /// Revokes every token; how many were live (not expired) at `now`.
+    pub(crate) fn revoke_all(&self, now: SystemTime) -> usize {
+        let mut state = self.lock();
+        let count = state
+            .access
+            .values()
+            .chain(state.refresh.values())
+            .filter(|t| !t.expired(now))
+            .count();
+        state.access.clear();
+        state.refresh.clear();
+        count
+    }
+
+    /// The consent mode in force.
+    pub(crate) fn consent(&self) -> Consent {
+        self.lock().consent
+    }
+
+    /// Changes what the authorization endpoint does from the next request on.
+    pub(crate) fn set_consent(&self, consent: Consent) {
+        self.lock().consent = consent;
+    }
+
+    /// Moves to a new authorization server: a new issuer (`…/as2`, `…/as3`, ...) that
+    /// knows none of the old one's registered clients, codes or tokens. Pre-registered
+    /// clients stay (they are configuration).
+    pub(crate) fn migrate(&self) {
+        let mut state = self.lock();
+        state.generation = state.generation.saturating_add(1);
+        state.clients.clear();
+        state.codes.clear();
+        state.access.clear();
+        state.refresh.clear();
+        state.pending.clear();
+    }
+
+    fn generation(&self) -> u32 {
+        self.lock().generation
+    }
+
+    /// The issuer's path after the origin: mount prefix, configured issuer path and the
+    /// migration suffix. Empty for the 2025-03-26 modes, whose issuer is the origin.
+    pub(crate) fn issuer_path(&self, mount: &Mount) -> String {
+        if self.spec.legacy.is_some() {
+            return String::new();
+        }
+        let mut path = mount.prefix.clone();
+        if let Some(extra) = &self.spec.issuer_path {
+            path.push_str(extra.trim_end_matches('/'));
+        }
+        let generation = self.generation();
+        if generation > 0 {
+            path.push_str(&format!("/as{}", generation + 1));
+        }
+        path
+    }
+
+    /// Where the authorization server's endpoints live: `{prefix}/oauth`, or the root
+    /// for the 2025-03-26 endpoint fallback.
+    pub(crate) fn endpoint_base(&self, mount: &Mount) -> String {
+        match self.spec.legacy {
+            Some(LegacyDiscovery::EndpointFallback) => String::new(),
+            _ => format!("{}/oauth", mount.prefix),
+        }
+    }
+
+    /// The path of the Protected Resource Metadata, if one is served.
+    pub(crate) fn resource_metadata_path(&self, mount: &Mount) -> Option<String> {
+        if self.spec.legacy.is_some() {
+            return None;
+        }
+        Some(match &self.spec.resource_metadata {
+            ResourceMetadataLocation::Path => {
+                format!("/.well-known/oauth-protected-resource{}", mount.mcp_path)
+            }
+            ResourceMetadataLocation::Root => "/.well-known/oauth-protected-resource".into(),
+            ResourceMetadataLocation::Custom(path) => format!("{}{path}", mount.prefix),
+        })
+    }
+
+    /// The paths of the authorization server metadata documents served now.
+    pub(crate) fn metadata_paths(&self, mount: &Mount) -> Vec<(String, AuthServerMetadata)> {
+        match self.spec.legacy {
+            Some(LegacyDiscovery::EndpointFallback) => return Vec::new(),
+            Some(LegacyDiscovery::MetadataAtRoot) => {
+                return vec![(
+                    "/.well-known/oauth-authorization-server".into(),
+                    AuthServerMetadata::OAuth,
+                )];
+            }
+            None => {}
+        }
+        let issuer_path = self.issuer_path(mount);
+        let mut paths: Vec<(String, AuthServerMetadata)> = Vec::new();
+        for kind in &self.spec.authorization_server_metadata {
+            let path = match kind {
+                AuthServerMetadata::OAuth => {
+                    format!("/.well-known/oauth-authorization-server{issuer_path}")
+                }
+                AuthServerMetadata::OpenIdInserted => {
+                    format!("/.well-known/openid-configuration{issuer_path}")
+                }
+                AuthServerMetadata::OpenIdAppended => {
+                    format!("{issuer_path}/.well-known/openid-configuration")
+                }
+            };
+            // Without an issuer path, inserted and appended OpenID paths coincide.
+            if !paths.iter().any(|(p, _)| *p == path) {
+                paths.push((path, *kind));
+            }
+        }
+        paths
+    }
+
+    /// Every path this server answers at the root of the listener (well-known documents and
+    /// the 2025-03-26 fallback endpoints), for the app to route root requests to it.
+    pub(crate) fn root_paths(&self) -> Vec<String> {
+        let mount = self.mount();
+        let mut paths: Vec<String> = self.resource_metadata_path(&mount).into_iter().collect();
+        paths.extend(self.metadata_paths(&mount).into_iter().map(|(p, _)| p));
+        if self.spec.legacy == Some(LegacyDiscovery::EndpointFallback) {
+            paths.extend(["/authorize", "/token", "/register", "/revoke"].map(String::from));
+        }
+        paths.retain(|p| !p.starts_with(&format!("{}/", mount.prefix)) || mount.prefix.is_empty());
+        paths
+    }
+
+    /// Whether `path` is one of the OAuth endpoints or documents (the capture masks their
+    /// secrets).
+    pub(crate) fn owns(&self, path: &str) -> bool {
+        self.route(path).is_some()
+    }
+
+    /// Which endpoint `path` is, if any.
+    fn route(&self, path: &str) -> Option<Endpoint> {
+        let mount = self.mount();
+        if self.resource_metadata_path(&mount).as_deref() == Some(path) {
+            return Some(Endpoint::ResourceMetadata);
+        }
+        if let Some((_, kind)) = self
+            .metadata_paths(&mount)
+            .into_iter()
+            .find(|(p, _)| p == path)
+        {
+            return Some(Endpoint::ServerMetadata(kind));
+        }
+        let rest = path.strip_prefix(&self.endpoint_base(&mount))?;
+        Some(match rest {
+            "/authorize" => Endpoint::Authorize,
+            "/consent" => Endpoint::Consent,
+            "/token" => Endpoint::Token,
+            "/register" => Endpoint::Register,
+            "/revoke" => Endpoint::Revoke,
+            "/jwks" => Endpoint::Jwks,
+            _ => return None,
+        })
+    }
+
+    /// The pre-registered client and those registered so far, for authentication.
+    fn client(&self, state: &Records, client_id: &str) -> Option<Client> {
+        if let Some(pre) = self
+            .spec
+            .pre_registered_clients
+            .iter()
+            .find(|c| c.client_id == client_id)
+        {
+            return Some(Client::pre_registered(pre));
+        }
+        state.clients.get(client_id).cloned()
+    }
+
+    fn next_id(state: &mut Records, kind: &str) -> String {
+        let id = format!("{kind}-{}", state.next_id);
+        state.next_id += 1;
+        id
+    }
+
+    /// The token auth methods accepted, as configured.
+    fn accepts(&self, method: TokenEndpointAuthMethod) -> bool {
+        self.spec.token_endpoint_auth_methods.contains(&method)
+    }
+
+    /// Scopes a client may ask for: everything the configuration names; `None` when it
+    /// names none, and then any scope is granted as asked.
+    fn known_scopes(&self) -> Option<Vec<String>> {
+        let mut known: Vec<String> = self.spec.scopes_supported.clone();
+        if let Some(challenge) = &self.spec.challenge_scope {
+            known.extend(challenge.split_whitespace().map(str::to_string));
+        }
+        for scopes in self.spec.tool_scopes.values() {
+            known.extend(scopes.iter().cloned());
+        }
+        if known.is_empty() {
+            return None;
+        }
+        if self.spec.offline_access {
+            known.push("offline_access".into());
+        }
+        Some(known)
+    }
+
+    /// Whether a `client_id` would be fetched as a Client ID Metadata Document.
+    fn is_metadata_url(&self, client_id: &str) -> bool {
+        self.spec.client_id_metadata_documents
+            && (client_id.starts_with("https://") || client_id.starts_with("http://"))
+    }
+}
+
+/// An OAuth error response (RFC 6749 section 5.2 shape: `error` and `error_description`).
+#[derive(Debug)]
+pub(crate) struct OAuthError {
+    status: StatusCode,
+    code: &'static str,
+    description: String,
+    challenge: Option<String>,
+}
+
+impl OAuthError {
+    pub(crate) fn new(
+        status: StatusCode,
+        code: &'static str,
+        description: impl Into<String>,
+    ) -> Self {
+        OAuthError {
+            status,
+            code,
+            description: description.into(),
+            challenge: None,
+        }
+    }
+
+    /// `400` with this error code.
+    pub(crate) fn bad(code: &'static str, description: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, code, description)
+    }
+
+    pub(crate) fn with_challenge(mut self, challenge: String) -> Self {
+        self.challenge = Some(challenge);
+        self
+    }
+}
+
+impl IntoResponse for OAuthError {
+    fn into_response(self) -> Response {
+        let body = json!({ "error": self.code, "error_description": self.description });
+        let mut response = (self.status, no_store(), axum::Json(body)).into_response();
+        if let Some(challenge) = self.challenge
+            && let Ok(value) = HeaderValue::from_str(&challenge)
+        {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
+        }
+        response
+    }
+}
+
+/// RFC 6749 section 5.1: token responses must not be cached.
+pub(crate) fn no_store() -> [(header::HeaderName, &'static str); 2] {
+    [
+        (header::CACHE_CONTROL, "no-store"),
+        (header::PRAGMA, "no-cache"),
+    ]
+}
+
+/// A random secret: 32 bytes, base64url (256 bits, RFC 6749 section 10.10).
+pub(crate) fn secret() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+pub(crate) fn after(now: SystemTime, secs: u64) -> SystemTime {
+    now.checked_add(Duration::from_secs(secs)).unwrap_or(now)
+}
+
+pub(crate) fn utc(time: SystemTime) -> DateTime<Utc> {
+    DateTime::<Utc>::from(time)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mount_prefix_is_the_mcp_path_without_its_last_segment() {
+        assert_eq!(Mount::at("/mcp").prefix, "");
+        assert_eq!(Mount::at("/s/weather/mcp").prefix, "/s/weather");
+    }
+
+    #[test]
+    fn paths_follow_the_configuration() {
+        let spec = OAuthSpec {
+            issuer_path: Some("/tenant1".into()),
+            ..OAuthSpec::default()
+        };
+        let server = AuthServer::new(spec);
+        let mount = Mount::at("/mcp");
+        assert_eq!(
+            server.resource_metadata_path(&mount).as_deref(),
+            Some("/.well-known/oauth-protected-resource/mcp")
+        );
+        let paths: Vec<String> = server
+            .metadata_paths(&mount)
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "/.well-known/oauth-authorization-server/tenant1",
+                "/.well-known/openid-configuration/tenant1",
+                "/tenant1/.well-known/openid-configuration",
+            ]
+        );
+        server.migrate();
+        assert_eq!(server.issuer_path(&mount), "/tenant1/as2");
+    }
+
+    #[test]
+    fn the_app_mount_puts_everything_under_the_server() {
+        let server = AuthServer::new(OAuthSpec::default());
+        server.set_mount("/s/weather/mcp");
+        let root = server.root_paths();
+        assert_eq!(
+            root,
+            [
+                "/.well-known/oauth-protected-resource/s/weather/mcp",
+                "/.well-known/oauth-authorization-server/s/weather",
+                "/.well-known/openid-configuration/s/weather",
+            ]
+        );
+        assert!(matches!(
+            server.route("/s/weather/oauth/token"),
+            Some(Endpoint::Token)
+        ));
+        assert!(matches!(
+            server.route("/s/weather/.well-known/openid-configuration"),
+            Some(Endpoint::ServerMetadata(AuthServerMetadata::OpenIdAppended))
+        ));
+        assert!(server.route("/oauth/token").is_none());
+    }
+
+    #[test]
+    fn scope_tokens_exclude_spaces_quotes_and_backslashes() {
+        assert!("mcp:read".chars().all(is_scope_char));
+        assert!(!"a b".chars().all(is_scope_char));
+        assert!(!"a\"b".chars().all(is_scope_char));
+        assert!(!"a\\b".chars().all(is_scope_char));
+    }
+}

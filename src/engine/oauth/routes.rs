@@ -1,0 +1,103 @@
+//! The OAuth routes: a middleware inside the capture layer that claims the paths of the
+//! current configuration ([`AuthServer::route`](super::AuthServer)) before axum routes the
+//! request, so an authorization-server migration can move them at run time.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use super::{OAuthError, authorize, issuer, metadata, register, revoke, token};
+use crate::engine::Engine;
+use crate::spec::AuthServerMetadata;
+
+/// The OAuth endpoints and documents one server answers.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Endpoint {
+    ResourceMetadata,
+    ServerMetadata(AuthServerMetadata),
+    Authorize,
+    Consent,
+    Token,
+    Register,
+    Revoke,
+    Jwks,
+}
+
+/// Middleware inside the capture layer: answers the OAuth paths, passes the rest on.
+pub(crate) async fn endpoints(
+    State(engine): State<Arc<Engine>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Some(oauth) = engine.oauth.as_ref() else {
+        return next.run(request).await;
+    };
+    let Some(endpoint) = oauth.route(request.uri().path()) else {
+        return next.run(request).await;
+    };
+    // The issuer is built from `Host`, so a rebinding Host must not reach these either.
+    if let Some(refused) = engine.guard.host_rejection(&request) {
+        return refused;
+    }
+    let method = request.method().clone();
+    let allowed: &[Method] = match endpoint {
+        Endpoint::ResourceMetadata | Endpoint::ServerMetadata(_) | Endpoint::Jwks => {
+            &[Method::GET, Method::HEAD, Method::OPTIONS]
+        }
+        Endpoint::Authorize => &[Method::GET, Method::POST],
+        _ => &[Method::POST, Method::OPTIONS],
+    };
+    if !allowed.contains(&method) {
+        let list = allowed
+            .iter()
+            .map(Method::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut response = OAuthError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "invalid_request",
+            format!("{method} is not allowed here; use {list}"),
+        )
+        .into_response();
+        if let Ok(value) = HeaderValue::from_str(&list) {
+            response.headers_mut().insert(header::ALLOW, value);
+        }
+        return response;
+    }
+    // Browser-based clients fetch metadata and call the token endpoint cross-origin.
+    if method == Method::OPTIONS {
+        return cors(StatusCode::NO_CONTENT.into_response());
+    }
+    let context = match issuer::Context::of(oauth, request.headers()) {
+        Ok(context) => context,
+        Err(error) => return error.into_response(),
+    };
+    let response = match endpoint {
+        Endpoint::ResourceMetadata => metadata::protected_resource(&engine, oauth, &context),
+        Endpoint::ServerMetadata(kind) => metadata::authorization_server(oauth, &context, kind),
+        Endpoint::Jwks => axum::Json(json!({ "keys": [] })).into_response(),
+        Endpoint::Authorize => authorize::authorize(&engine, oauth, &context, request).await,
+        Endpoint::Consent => authorize::decide(&engine, oauth, &context, request).await,
+        Endpoint::Token => token::token(&engine, oauth, &context, request).await,
+        Endpoint::Register => register::register(&engine, oauth, &context, request).await,
+        Endpoint::Revoke => revoke::revoke(oauth, request).await,
+    };
+    cors(response)
+}
+
+fn cors(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static("authorization, content-type, mcp-protocol-version"),
+    );
+    response
+}
