@@ -267,3 +267,54 @@ fn a_servers_json_with_responses_passes_the_shipped_schema_and_the_rules() {
     let config = mcp_decoy::cli::config::check(&document).expect("a valid document");
     assert_eq!(config.servers[0].tools[0].responses.len(), 5);
 }
+
+/// Server-level fault rules, session expiry and the seed are server settings over REST too:
+/// saved in `servers.json`, served to a real client, and a bad rule is refused naming it.
+#[tokio::test]
+async fn fault_rules_patched_over_rest_are_saved_and_fire_for_a_real_client() {
+    // Arrange
+    let api = Api::start("faults-rest");
+    let rules = json!([
+        { "method": "tools/list", "times": 1, "fault": { "kind": "http", "status": 503 } }
+    ]);
+
+    // Act
+    let (status, patched) = api
+        .send(
+            Method::PATCH,
+            "/servers/echo",
+            json!({ "faults": rules, "seed": 7, "sessionExpiry": { "afterRequests": 100 } }),
+        )
+        .await;
+
+    // Assert
+    assert_eq!(status, StatusCode::OK, "{patched}");
+    let file = std::fs::read_to_string(api.dir.path().join("servers.json")).expect("read");
+    let saved: Value = serde_json::from_str(&file).expect("servers.json is JSON");
+    assert_eq!(saved["servers"][0]["faults"], rules);
+    assert_eq!(saved["servers"][0]["seed"], 7);
+    assert_eq!(saved["servers"][0]["sessionExpiry"]["afterRequests"], 100);
+    let client = connect(&api.app.mcp_url("echo")).await;
+    let first = client.list_all_tools().await;
+    assert!(
+        first.is_err(),
+        "the first tools/list gets the 503: {first:?}"
+    );
+    let second = client.list_all_tools().await.expect("the rule fired once");
+    assert!(second.iter().any(|t| t.name == "echo"));
+    let echoed = call_ok(&client, "echo", json!({ "message": "still fine" })).await;
+    assert_eq!(text(&echoed), "still fine");
+
+    let detail = api
+        .refused(
+            Method::PATCH,
+            "/servers/echo",
+            json!({ "faults": [{ "fault": { "kind": "http", "status": 42 } }] }),
+            "faults",
+        )
+        .await;
+    assert!(
+        detail.contains("rule 0") && detail.contains("status 42"),
+        "{detail}"
+    );
+}

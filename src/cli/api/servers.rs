@@ -117,6 +117,16 @@ pub(crate) struct ServerPatch {
     /// `AuthBody`. Any change to it revokes every token and closes the sessions.
     #[serde(default)]
     pub(crate) auth: Option<super::oauth::AuthBody>,
+    /// Server-level fault rules, checked in order for every request (`[]` or `null`: none).
+    /// Their counters start again, as the server is rebuilt.
+    #[serde(default)]
+    pub(crate) faults: Option<Vec<crate::spec::FaultRule>>,
+    /// When legacy sessions end on their own (`afterRequests`, `afterMs`); `null`: never.
+    #[serde(default)]
+    pub(crate) session_expiry: Option<crate::spec::SessionExpiry>,
+    /// Seed of the random delays, so a schedule reproduces; `null`: the fixed default.
+    #[serde(default)]
+    pub(crate) seed: Option<u64>,
 }
 
 pub(crate) fn routes() -> Router<Arc<App>> {

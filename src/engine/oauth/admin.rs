@@ -5,6 +5,7 @@
 
 use super::AuthServer;
 
+#[cfg(feature = "decoy-cli")]
 pub(crate) use super::register::check_redirect_uri;
 
 impl AuthServer {

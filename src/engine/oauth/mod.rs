@@ -315,6 +315,7 @@ impl AuthServer {
 
     /// Every path this server answers at the root of the listener (well-known documents and
     /// the 2025-03-26 fallback endpoints), for the app to route root requests to it.
+    #[cfg(any(test, feature = "decoy-cli"))]
     pub(crate) fn root_paths(&self) -> Vec<String> {
         let mount = self.mount();
         let mut paths: Vec<String> = self.resource_metadata_path(&mount).into_iter().collect();
