@@ -142,34 +142,15 @@ async fn post_one(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -> R
     match classified {
         Incoming::Request { id, method, params } => {
             faults::counted(engine, &session);
-            let setting = Setting {
-                session: true,
-                stream: accepts(&incoming.headers, "text/event-stream"),
-            };
-            let plan = faults::plan(engine, &method, &params, setting);
-            faults::note(engine, record, &plan);
-            if let Some(reply) = faults::early(
-                engine, &session, &id, &method, &params, &plan, record, started,
-            )
-            .await
-            {
-                return reply;
-            }
-            let pending = Pending {
-                engine: engine.clone(),
+            let request = Received {
                 session,
                 id,
                 method,
                 params,
                 record,
                 started,
-                plan,
             };
-            if wants_stream(engine, incoming, &pending) {
-                stream_answer(pending, incoming.exchange)
-            } else {
-                json_answer(pending).await
-            }
+            serve(engine, incoming, request, true).await
         }
         Incoming::Notification { method, params } => {
             dispatch::notification(&session, &method, &params);
@@ -266,36 +247,73 @@ async fn modern_post(engine: &Arc<Engine>, incoming: &Inbound, message: Value) -
                 let session = modern::session_for(engine, &declared);
                 return listen_answer(engine, incoming, session, record, started, id, &params);
             }
-            let session = modern::session_for(engine, &declared);
-            let setting = Setting {
-                session: false,
-                stream: accepts(&incoming.headers, "text/event-stream"),
-            };
-            let plan = faults::plan(engine, &method, &params, setting);
-            faults::note(engine, record, &plan);
-            if let Some(reply) = faults::early(
-                engine, &session, &id, &method, &params, &plan, record, started,
-            )
-            .await
-            {
-                return reply;
-            }
-            let pending = Pending {
-                engine: engine.clone(),
-                session,
+            let request = Received {
+                session: modern::session_for(engine, &declared),
                 id,
                 method,
                 params,
                 record,
                 started,
-                plan,
             };
-            if wants_stream(engine, incoming, &pending) {
-                stream_answer(pending, incoming.exchange)
-            } else {
-                json_answer(pending).await
-            }
+            serve(engine, incoming, request, false).await
         }
+    }
+}
+
+/// A request recorded and checked, with the session that answers it.
+struct Received {
+    session: Arc<Session>,
+    id: Value,
+    method: String,
+    params: Value,
+    record: u64,
+    started: Instant,
+}
+
+/// Plans the request's faults, answers those that replace the handler, and otherwise runs
+/// it, answering as JSON or on a stream; `legacy_session` tells a legacy session's request
+/// from a 2026-07-28 one (detached session).
+async fn serve(
+    engine: &Arc<Engine>,
+    incoming: &Inbound,
+    request: Received,
+    legacy_session: bool,
+) -> Response {
+    let Received {
+        session,
+        id,
+        method,
+        params,
+        record,
+        started,
+    } = request;
+    let setting = Setting {
+        session: legacy_session,
+        stream: accepts(&incoming.headers, "text/event-stream"),
+    };
+    let plan = faults::plan(engine, &method, &params, setting);
+    faults::note(engine, record, &plan);
+    if let Some(reply) = faults::early(
+        engine, &session, &id, &method, &params, &plan, record, started,
+    )
+    .await
+    {
+        return reply;
+    }
+    let pending = Pending {
+        engine: engine.clone(),
+        session,
+        id,
+        method,
+        params,
+        record,
+        started,
+        plan,
+    };
+    if wants_stream(engine, incoming, &pending) {
+        stream_answer(pending, incoming.exchange)
+    } else {
+        json_answer(pending).await
     }
 }
 
