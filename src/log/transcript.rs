@@ -1,6 +1,7 @@
 //! A deterministic view of a log for snapshot tests: ids renumbered from 1, session ids
-//! replaced by `[session-N]` in order of appearance, times, durations and ports dropped,
-//! volatile headers left out and credentials masked.
+//! replaced by `[session-N]` and registered OAuth client ids by `[client-N]` in order of
+//! appearance, times, durations and ports dropped (also inside URLs), volatile headers left
+//! out and credentials masked.
 
 use std::collections::HashMap;
 
@@ -23,6 +24,7 @@ const KEPT_HEADERS: &[&str] = &[
     "mcp-method",
     "mcp-name",
     "retry-after",
+    "location",
 ];
 
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -109,6 +111,7 @@ impl Transcript {
             .map(|(i, r)| (r.id, i + 1))
             .collect();
         let mut sessions = Sessions::default();
+        let scrub = Scrub::of(records);
         let entries = records
             .iter()
             .enumerate()
@@ -121,11 +124,11 @@ impl Transcript {
                     TranscriptEntry::Http {
                         n: i + 1,
                         kind: h.kind,
-                        request,
-                        request_headers: sessions.headers(&h.request_headers),
+                        request: scrub.text(&request),
+                        request_headers: scrub.headers(sessions.headers(&h.request_headers)),
                         status: h.status,
-                        response_headers: sessions.headers(&h.response_headers),
-                        response_body: h.response_body.clone(),
+                        response_headers: scrub.headers(sessions.headers(&h.response_headers)),
+                        response_body: h.response_body.as_ref().map(|b| scrub.value(b)),
                         stream_of: h.stream_of.and_then(|id| positions.get(&id).copied()),
                     }
                 }
@@ -135,8 +138,8 @@ impl Transcript {
                     direction: m.direction,
                     session: m.session.as_deref().map(|s| sessions.label(s)),
                     carried_by: m.carried_by.and_then(|id| positions.get(&id).copied()),
-                    message: m.message.clone(),
-                    response: m.response.clone(),
+                    message: scrub.value(&m.message),
+                    response: m.response.as_ref().map(|r| scrub.value(r)),
                     fault: m.fault.clone(),
                     response_index: m.response_index,
                 },
@@ -186,6 +189,105 @@ impl Sessions {
             kept.insert(name, Value::String(joined));
         }
         kept
+    }
+}
+
+/// Members of OAuth documents that hold the time of the run (RFC 7591 section 3.2.1).
+const TIME_MEMBERS: &[&str] = &["client_id_issued_at", "client_secret_expires_at"];
+
+/// What else varies between runs of the same story: the listener's port inside URLs (in
+/// bodies, headers and query strings, plain or percent-encoded) and the client ids that
+/// Dynamic Client Registration generates, replaced by `[client-N]` in order of appearance.
+struct Scrub {
+    replacements: Vec<(String, String)>,
+}
+
+impl Scrub {
+    fn of(records: &[Record]) -> Scrub {
+        let mut replacements: Vec<(String, String)> = Vec::new();
+        let push = |replacements: &mut Vec<(String, String)>, from: String, to: String| {
+            if !from.is_empty() && !replacements.iter().any(|(f, _)| *f == from) {
+                replacements.push((from, to));
+            }
+        };
+        for record in records {
+            let Entry::Http(h) = &record.entry else {
+                continue;
+            };
+            for (name, value) in &h.request_headers {
+                if name != "host" {
+                    continue;
+                }
+                if let Some((host, port)) = value.rsplit_once(':')
+                    && !port.is_empty()
+                    && port.chars().all(|c| c.is_ascii_digit())
+                {
+                    push(&mut replacements, value.clone(), format!("{host}:[port]"));
+                    push(
+                        &mut replacements,
+                        format!("{host}%3A{port}"),
+                        format!("{host}%3A[port]"),
+                    );
+                }
+            }
+            if h.path.ends_with("/register")
+                && let Some(id) = h
+                    .response_body
+                    .as_ref()
+                    .and_then(|b| b.get("client_id"))
+                    .and_then(Value::as_str)
+            {
+                let label = format!(
+                    "[client-{}]",
+                    replacements
+                        .iter()
+                        .filter(|(_, to)| to.starts_with("[client-"))
+                        .count()
+                        + 1
+                );
+                push(&mut replacements, id.to_string(), label);
+            }
+        }
+        // Longer first, so a value that contains another is replaced whole.
+        replacements.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+        Scrub { replacements }
+    }
+
+    fn text(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (from, to) in &self.replacements {
+            if out.contains(from.as_str()) {
+                out = out.replace(from.as_str(), to);
+            }
+        }
+        out
+    }
+
+    fn value(&self, value: &Value) -> Value {
+        match value {
+            Value::String(s) => Value::String(self.text(s)),
+            Value::Array(items) => Value::Array(items.iter().map(|v| self.value(v)).collect()),
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| {
+                        let v = if TIME_MEMBERS.contains(&k.as_str()) && v.is_number() {
+                            Value::String("[time]".into())
+                        } else {
+                            self.value(v)
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
+    fn headers(&self, headers: Map<String, Value>) -> Map<String, Value> {
+        headers
+            .into_iter()
+            .map(|(k, v)| (k, self.value(&v)))
+            .collect()
     }
 }
 
