@@ -103,6 +103,15 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A fault rule is invalid (at start, or added live).
+    #[error("`{field}` {reason}")]
+    InvalidFault {
+        /// The field at fault as `servers.json` spells it, e.g. `faults[0].fault.status`
+        /// (`rule.…` for a rule added live).
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A configuration value is out of range.
     #[error("`{field}`: {reason}")]
     InvalidConfig {

@@ -200,7 +200,7 @@ async fn bad_responses_are_refused_with_a_problem_naming_the_field() {
             post.clone(),
             tools,
             tool(json!([{ "fault": { "kind": "http", "status": 42 } }])),
-            "responses[0].fault",
+            "responses[0].fault.status",
         )
         .await;
     assert!(detail.contains("42"), "{detail}");
@@ -310,11 +310,29 @@ async fn fault_rules_patched_over_rest_are_saved_and_fire_for_a_real_client() {
             Method::PATCH,
             "/servers/echo",
             json!({ "faults": [{ "fault": { "kind": "http", "status": 42 } }] }),
-            "faults",
+            "faults[0].fault.status",
         )
         .await;
+    assert!(detail.contains("42"), "{detail}");
+}
+
+#[test]
+fn a_servers_json_with_a_bad_fault_rule_points_at_the_member() {
+    // Arrange
+    let document = json!({ "servers": [{ "name": "s", "faults": [
+        { "method": "ping" },
+        { "fault": { "kind": "http", "status": 503, "headers": [["Retry-After", "1\n2"]] } }
+    ] }] });
+
+    // Act
+    let problems = mcp_decoy::cli::config::check(&document).expect_err("a bad header value");
+
+    // Assert
+    let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
     assert!(
-        detail.contains("rule 0") && detail.contains("status 42"),
-        "{detail}"
+        text.iter()
+            .any(|p| p.starts_with("/servers/0/faults/1/fault/headers/0:")
+                && p.contains("`faults[1].fault.headers[0]`")),
+        "{text:?}"
     );
 }

@@ -1291,7 +1291,10 @@ async fn rules_added_live_fire_and_cleared_rules_stop() {
     assert_eq!(faulted, StatusCode::BAD_GATEWAY);
     assert_eq!(cleared, StatusCode::OK);
     let error = refused.expect_err("42 is no status");
-    assert!(error.to_string().contains("42"), "{error}");
+    assert!(
+        error.to_string().contains("`rule.fault.status` is 42"),
+        "{error}"
+    );
     fresh_session_works(&server).await;
 }
 
@@ -1410,7 +1413,7 @@ async fn bad_faults_are_refused_at_start_naming_the_field() {
     let status =
         refused(MockMcpServer::builder().fault(FaultRule::any().fault(Fault::http(1000)))).await;
     assert!(
-        status.contains("faults") && status.contains("1000"),
+        status.contains("`faults[0].fault.status`") && status.contains("1000"),
         "{status}"
     );
     let flood = refused(
@@ -1419,7 +1422,7 @@ async fn bad_faults_are_refused_at_start_naming_the_field() {
     .await;
     assert!(flood.contains("100000"), "{flood}");
     let never = refused(MockMcpServer::builder().fault(FaultRule::any().times(0))).await;
-    assert!(never.contains("times"), "{never}");
+    assert!(never.contains("`faults[0].times`"), "{never}");
     let expiry = refused(MockMcpServer::builder().session_expiry(SessionExpiry::default())).await;
     assert!(expiry.contains("session_expiry"), "{expiry}");
     let delay = refused(

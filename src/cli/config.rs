@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::{guard, validate};
+use crate::engine::{faults, guard, validate};
 use crate::error::Error;
 use crate::spec::ServerSpec;
 
@@ -145,9 +145,24 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
         }
         if let Err(error) = validate::server(server) {
             problems.push(Problem {
-                pointer,
+                pointer: pointer.clone(),
                 reason: error.to_string(),
             });
+        }
+        match faults::check_spec(&server.faults, server.session_expiry.as_ref()) {
+            Ok(()) => {}
+            // `faults[0].fault.status` → `/servers/0/faults/0/fault/status`
+            Err(Error::InvalidFault { field, reason }) => problems.push(Problem {
+                pointer: format!(
+                    "/servers/{index}/{}",
+                    field.replace(['[', '.'], "/").replace(']', "")
+                ),
+                reason: format!("`{field}` {reason}"),
+            }),
+            Err(error) => problems.push(Problem {
+                pointer,
+                reason: error.to_string(),
+            }),
         }
         for (field, reason) in guard::spec_problems(server, "apiKeys", "allowedHosts") {
             // `apiKeys[2]` → `/servers/0/apiKeys/2`

@@ -685,85 +685,93 @@ pub(crate) fn expire_if_due(engine: &Engine, headers: &HeaderMap) -> Option<Stri
     Some(label)
 }
 
-/// Checks a fault, whether of a rule or of a tool response: statuses, headers and counts
-/// the transport can send. The error names `field`.
-pub(crate) fn check(field: &'static str, fault: &Fault) -> Result<(), Error> {
-    match problem(fault) {
-        Some(reason) => Err(Error::InvalidConfig { field, reason }),
-        None => Ok(()),
-    }
-}
-
-/// What is wrong with a fault, if anything (for callers with their own error shape, such as
-/// a tool response's `responses[n].fault`).
-pub(crate) fn problem(fault: &Fault) -> Option<String> {
+/// What is wrong with a fault: the member at fault (`status`, `headers[1]`, `count`) and why.
+pub(crate) fn fault_problem(fault: &Fault) -> Option<(String, String)> {
     match fault {
         Fault::Http {
             status, headers, ..
         } => {
             if !(100..=999).contains(status) {
-                return Some(format!(
-                    "http fault status {status} is not an HTTP status (200-999)"
+                return Some((
+                    "status".into(),
+                    format!("is {status}, not an HTTP status (200-999)"),
                 ));
             }
             if (100..200).contains(status) {
-                return Some(format!(
-                    "http fault status {status} is informational (1xx); hyper cannot send it as a final response"
+                return Some((
+                    "status".into(),
+                    format!(
+                        "is {status}, an informational status (1xx) that cannot be a final response"
+                    ),
                 ));
             }
-            for (name, value) in headers {
+            for (n, (name, value)) in headers.iter().enumerate() {
                 if HeaderName::from_bytes(name.as_bytes()).is_err() {
-                    return Some(format!(
-                        "http fault header name `{name}` is not a valid header name"
+                    return Some((
+                        format!("headers[{n}]"),
+                        format!("names `{name}`, which is not a valid header name"),
                     ));
                 }
                 if HeaderValue::from_str(value).is_err() {
-                    return Some(format!(
-                        "http fault header `{name}`: the value `{value}` is not a valid header value"
+                    return Some((
+                        format!("headers[{n}]"),
+                        format!("has the value `{value}`, which is not a valid header value"),
                     ));
                 }
             }
             None
         }
-        Fault::NotificationFlood { count } if *count > MAX_FLOOD => Some(format!(
-            "notification_flood count {count} is above the limit of {MAX_FLOOD}"
+        Fault::NotificationFlood { count } if *count > MAX_FLOOD => Some((
+            "count".into(),
+            format!("is {count}, above the limit of {MAX_FLOOD}"),
         )),
         _ => None,
     }
 }
 
-/// Checks one server-level rule (at start, and for rules added live).
-pub(crate) fn check_rule(rule: &FaultRule) -> Result<(), Error> {
-    let invalid = |(field, reason): (String, String)| Error::InvalidConfig {
-        field: "faults",
-        reason: format!("{field} {reason}"),
-    };
-    if let Some(fault) = &rule.fault {
-        check("faults", fault)?;
+/// What is wrong with one server-level rule: the field relative to the rule, and why.
+fn rule_problem(rule: &FaultRule) -> Option<(String, String)> {
+    if let Some(fault) = &rule.fault
+        && let Some((member, reason)) = fault_problem(fault)
+    {
+        return Some((format!("fault.{member}"), reason));
     }
-    if let Some(delay) = &rule.delay {
-        responses::check_delay(delay, "delay").map_err(invalid)?;
+    if let Some(delay) = &rule.delay
+        && let Err(problem) = responses::check_delay(delay, "delay")
+    {
+        return Some(problem);
     }
-    if let Some(when) = &rule.when {
-        responses::check_matcher(when, "when").map_err(invalid)?;
+    if let Some(when) = &rule.when
+        && let Err(problem) = responses::check_matcher(when, "when")
+    {
+        return Some(problem);
     }
     if rule.times == Some(0) {
-        return Err(Error::InvalidConfig {
-            field: "faults",
-            reason: "a fault rule with `times: 0` never fires; leave `times` out to fire for every matching request".into(),
-        });
+        return Some((
+            "times".into(),
+            "is 0, so the rule would never fire; leave `times` out to fire for every matching request".into(),
+        ));
     }
-    if let (Some(method), Some(_)) = (&rule.method, &rule.tool) {
-        if method != "tools/call" {
-            return Err(Error::InvalidConfig {
-                field: "faults",
-                reason: format!(
-                    "a fault rule names a tool but the method `{method}`; tools are only named by `tools/call`"
-                ),
-            });
-        }
+    if let (Some(method), Some(_)) = (&rule.method, &rule.tool)
+        && method != "tools/call"
+    {
+        return Some((
+            "tool".into(),
+            format!("is set while `method` is `{method}`; only `tools/call` names a tool"),
+        ));
     }
-    Ok(())
+    None
+}
+
+/// Checks one server-level rule added live; the error names `rule.<field>`.
+pub(crate) fn check_rule(rule: &FaultRule) -> Result<(), Error> {
+    match rule_problem(rule) {
+        Some((field, reason)) => Err(Error::InvalidFault {
+            field: format!("rule.{field}"),
+            reason,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Checks the server's rules and session expiry at start.
@@ -772,13 +780,12 @@ pub(crate) fn check_spec(rules: &[FaultRule], expiry: Option<&SessionExpiry>) ->
         return Err(too_many_rules(rules.len()));
     }
     for (n, rule) in rules.iter().enumerate() {
-        check_rule(rule).map_err(|error| match error {
-            Error::InvalidConfig { field, reason } => Error::InvalidConfig {
-                field,
-                reason: format!("rule {n}: {reason}"),
-            },
-            other => other,
-        })?;
+        if let Some((field, reason)) = rule_problem(rule) {
+            return Err(Error::InvalidFault {
+                field: format!("faults[{n}].{field}"),
+                reason,
+            });
+        }
     }
     if let Some(expiry) = expiry {
         let invalid = |reason: &str| Error::InvalidConfig {
@@ -821,16 +828,27 @@ mod tests {
 
     #[test]
     fn bad_statuses_headers_and_floods_are_refused_naming_the_field() {
-        for fault in [
-            Fault::http(42),
-            Fault::http(101),
-            Fault::http(503).with_header("bad header", "x"),
-            Fault::notification_flood(MAX_FLOOD + 1),
+        for (fault, member) in [
+            (Fault::http(42), "status"),
+            (Fault::http(101), "status"),
+            (
+                Fault::http(503).with_header("bad header", "x"),
+                "headers[0]",
+            ),
+            (Fault::notification_flood(MAX_FLOOD + 1), "count"),
         ] {
-            let error = check("faults", &fault).expect_err("refused");
-            assert!(error.to_string().contains("faults"), "{error}");
+            let (field, _) = fault_problem(&fault).expect("refused");
+            assert_eq!(field, member);
+            let rule = FaultRule::any().fault(fault);
+            let error = check_spec(&[rule], None).expect_err("refused");
+            assert!(
+                error
+                    .to_string()
+                    .contains(&format!("`faults[0].fault.{member}`")),
+                "{error}"
+            );
         }
-        assert!(check("faults", &Fault::http(429).with_header("Retry-After", "1")).is_ok());
+        assert!(fault_problem(&Fault::http(429).with_header("Retry-After", "1")).is_none());
     }
 
     #[test]

@@ -346,10 +346,9 @@ pub(crate) fn validate(tool: &ToolSpec) -> Result<(), Error> {
             check_delay(delay, &format!("{at}.delay")).map_err(|(f, r)| invalid(f, r))?;
         }
         if let Some(fault) = &response.fault {
-            super::faults::check("responses", fault).map_err(|error| match error {
-                Error::InvalidConfig { reason, .. } => invalid(format!("{at}.fault"), reason),
-                other => other,
-            })?;
+            if let Some((member, reason)) = super::faults::fault_problem(fault) {
+                return Err(invalid(format!("{at}.fault.{member}"), reason));
+            }
         }
     }
     Ok(())
@@ -708,7 +707,7 @@ mod tests {
             fault: Some(Fault::http(42)),
             ..ResponseSpec::default()
         };
-        assert_eq!(field(vec![ok("fine"), status]), "responses[1].fault");
+        assert_eq!(field(vec![ok("fine"), status]), "responses[1].fault.status");
         let mut deep = Matcher::Present("/x".into());
         for _ in 0..40 {
             deep = Matcher::Not(Box::new(deep));

@@ -66,7 +66,7 @@ impl From<crate::error::Error> for ApiError {
             | E::Invalid { field, .. }
             | E::InvalidConfig { field, .. } => Some((*field).to_string()),
             E::Template { .. } => Some("template".to_string()),
-            E::InvalidResponse { field, .. } => Some(field.clone()),
+            E::InvalidResponse { field, .. } | E::InvalidFault { field, .. } => Some(field.clone()),
             _ => None,
         };
         if status == StatusCode::INTERNAL_SERVER_ERROR {
