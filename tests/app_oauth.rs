@@ -1071,3 +1071,53 @@ fn an_invalid_auth_entry_in_servers_json_stops_the_start_naming_the_place() {
         "{text}"
     );
 }
+
+/// Root-level resource metadata (`/.well-known/oauth-protected-resource`) can belong to one
+/// server of the shared MCP listener only: a second server asking for it is refused naming
+/// `auth` and the server that has it, and nothing is saved.
+#[tokio::test]
+async fn two_servers_cannot_share_root_level_oauth_metadata() {
+    let app = App::start("oauth-root-conflict");
+    let (status, problem) = app
+        .api(
+            Method::PATCH,
+            "/servers/echo",
+            Some(json!({ "auth": { "resourceMetadata": "root" } })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{problem}");
+
+    let (status, problem) = app
+        .api(
+            Method::POST,
+            "/servers",
+            Some(json!({ "name": "second", "auth": { "resourceMetadata": "root" } })),
+        )
+        .await;
+
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{problem}");
+    assert_eq!(problem["field"], "auth", "{problem}");
+    let detail = problem["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains("/.well-known/oauth-protected-resource") && detail.contains("`echo`"),
+        "{detail}"
+    );
+    let saved = app.saved();
+    assert_eq!(
+        saved["servers"].as_array().map(Vec::len),
+        Some(1),
+        "{saved}"
+    );
+    let (status, _) = app
+        .api(
+            Method::POST,
+            "/servers",
+            Some(json!({ "name": "second", "auth": {} })),
+        )
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "path-form metadata does not collide"
+    );
+}

@@ -79,6 +79,9 @@ impl Registry {
                 reason: format!("a server named `{name}` already exists"),
             });
         }
+        if let Some(conflict) = root_conflict(&servers, &name, &hosted.engine) {
+            return Err(conflict);
+        }
         servers.insert(name, hosted.clone());
         Ok(hosted)
     }
@@ -135,6 +138,9 @@ impl Registry {
         let hosted = Hosted { engine, router };
         {
             let mut servers = self.write();
+            if let Some(conflict) = root_conflict(&servers, name, &hosted.engine) {
+                return Err(conflict);
+            }
             servers.remove(name);
             servers.insert(spec.name.clone(), hosted.clone());
         }
@@ -187,6 +193,30 @@ async fn route_under(
     request: Request,
 ) -> Response {
     route(State(registry), Path(name), request).await
+}
+
+/// The root path (outside `/s/NAME/`) that `engine`'s OAuth settings would serve but another
+/// server (any but `replacing`) already serves: root-level resource metadata or the
+/// 2025-03-26 endpoints can belong to one server of the shared listener only.
+fn root_conflict(
+    servers: &BTreeMap<String, Hosted>,
+    replacing: &str,
+    engine: &Engine,
+) -> Option<Error> {
+    let wanted = engine.oauth.as_ref()?.root_paths();
+    servers
+        .iter()
+        .filter(|(name, _)| name.as_str() != replacing)
+        .find_map(|(name, hosted)| {
+            let taken = hosted.engine.oauth.as_ref()?.root_paths();
+            let path = wanted.iter().find(|p| taken.contains(p))?;
+            Some(Error::InvalidConfig {
+                field: "auth",
+                reason: format!(
+                    "`{path}` is already served by server `{name}`; root-level OAuth metadata and the 2025-03-26 endpoints can belong to one server of the listener only"
+                ),
+            })
+        })
 }
 
 /// A request outside `/s/`: the well-known document of a server on OAuth, found by the
