@@ -559,6 +559,14 @@ async fn manifest_of(server: &MockMcpServer) -> Value {
             .and_then(|v| v.to_str().ok()),
         Some("no-store")
     );
+    // Public discovery data: a web page on another origin may read it.
+    assert_eq!(
+        response
+            .headers()
+            .get("access-control-allow-origin")
+            .and_then(|v| v.to_str().ok()),
+        Some("*")
+    );
     response.json().await.expect("a JSON manifest")
 }
 

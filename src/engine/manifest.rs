@@ -72,8 +72,12 @@ fn serve(engine: &Engine, endpoint: &str, request: &Request) -> Response {
             )
         });
     (
-        // The catalog changes while clients are connected; a cached copy would lie.
-        [(header::CACHE_CONTROL, "no-store")],
+        // The catalog changes while clients are connected; a cached copy would lie. It is
+        // public discovery data carrying no credentials, so any web page may read it.
+        [
+            (header::CACHE_CONTROL, "no-store"),
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+        ],
         axum::Json(document(engine, endpoint, url)),
     )
         .into_response()
