@@ -1121,3 +1121,65 @@ async fn two_servers_cannot_share_root_level_oauth_metadata() {
         "path-form metadata does not collide"
     );
 }
+
+/// `"auth": {"preset": NAME}` gives a server the settings of a conformance client auth
+/// scenario, so a client can be tried against the auth matrix in the app too; members beside
+/// it apply on top, the settings (not the name) are saved, and an unknown name is a problem
+/// naming `auth.preset`.
+#[tokio::test]
+async fn a_preset_gives_the_server_a_conformance_scenarios_settings() {
+    let app = App::start("oauth-preset");
+
+    let server = app
+        .set_auth(json!({ "preset": "auth/metadata-var1", "consent": "page" }))
+        .await;
+
+    // metadata-var1: the 401 names no metadata URL, and the authorization server is found
+    // through OpenID discovery only.
+    let challenge = app.initialize(None).await;
+    assert_eq!(challenge.status(), StatusCode::UNAUTHORIZED);
+    let header = challenge
+        .headers()
+        .get(WWW_AUTHENTICATE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    assert!(!header.contains("resource_metadata"), "{header}");
+    let status = |path: &'static str| {
+        let url = app.mcp_base(path);
+        let http = app.http.clone();
+        async move { http.get(url).send().await.expect("answers").status() }
+    };
+    assert_eq!(
+        status("/.well-known/oauth-protected-resource/s/echo/mcp").await,
+        StatusCode::OK
+    );
+    assert_eq!(
+        status("/.well-known/openid-configuration/s/echo").await,
+        StatusCode::OK
+    );
+    assert_eq!(
+        status("/.well-known/oauth-authorization-server/s/echo").await,
+        StatusCode::NOT_FOUND
+    );
+    let saved = &app.saved()["servers"][0]["auth"];
+    assert_eq!(saved["resourceMetadataInChallenge"], false, "{saved}");
+    assert_eq!(saved["consent"], "page", "members beside the preset apply");
+    assert!(saved.get("preset").is_none(), "{saved}");
+    assert_eq!(
+        server["auth"]["preRegisteredClients"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+
+    let (status, problem) = app
+        .api(
+            Method::PATCH,
+            "/servers/echo",
+            Some(json!({ "auth": { "preset": "auth/nope" } })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{problem}");
+    assert_eq!(problem["field"], "auth.preset", "{problem}");
+}

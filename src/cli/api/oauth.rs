@@ -29,6 +29,7 @@ use crate::cli::auth;
 use crate::cli::registry::Hosted;
 use crate::engine::oauth::{AuthServer, TokenInfo, TokenKind};
 use crate::spec::{OAuthSpec, PreRegisteredClient};
+use crate::{AuthScenario, OAuth};
 
 /// The `auth` member of `POST /servers` and `PATCH /servers/{server}`: the server's OAuth
 /// settings as `servers.json` stores them, every member optional, plus `redirectUris`.
@@ -49,6 +50,11 @@ pub(crate) struct AuthBody {
     /// only Dynamic Client Registration works.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) redirect_uris: Option<Vec<String>>,
+    /// A conformance client auth scenario, such as `auth/scope-step-up` or
+    /// `auth/metadata-var1`: every setting becomes that scenario's (members given beside it
+    /// still apply on top); the name itself is not saved, its settings are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) preset: Option<String>,
     /// Any `auth` setting of `servers.json`.
     #[serde(flatten)]
     pub(crate) settings: OAuthSpec,
@@ -224,13 +230,14 @@ static MEMBERS: LazyLock<Vec<String>> = LazyLock::new(|| {
         .map(|p| p.keys().cloned().collect())
         .unwrap_or_default();
     members.push("redirectUris".into());
+    members.push("preset".into());
     members
 });
 
 /// Makes a body's `auth` member whole (see [`AuthBody`]): `current` is the server's OAuth
 /// before the change, `None` when it is off or the server is new. `null` stays `null`.
 pub(crate) fn resolve(current: Option<&OAuthSpec>, given: Value) -> Result<Value, ApiError> {
-    let given = match given {
+    let mut given = match given {
         Value::Null => return Ok(Value::Null),
         Value::Object(map) => map,
         _ => {
@@ -249,6 +256,24 @@ pub(crate) fn resolve(current: Option<&OAuthSpec>, given: Value) -> Result<Value
             ),
         ));
     }
+    let preset = match given.remove("preset") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(name)) => Some(AuthScenario::from_name(&name).ok_or_else(|| {
+            ApiError::bad_request(
+                "auth.preset",
+                format!(
+                    "`{name}` is not a conformance auth scenario; one of {}",
+                    AuthScenario::ALL.map(|s| s.name()).join(", ")
+                ),
+            )
+        })?),
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "auth.preset",
+                "`auth.preset` must be the name of a conformance auth scenario, e.g. `auth/scope-step-up`",
+            ));
+        }
+    };
     if given.contains_key("redirectUris") && given.contains_key("preRegisteredClients") {
         return Err(ApiError::bad_request(
             "auth.redirectUris",
@@ -274,8 +299,20 @@ pub(crate) fn resolve(current: Option<&OAuthSpec>, given: Value) -> Result<Value
         }
     }
     let _: OAuthSpec = decode(&Value::Object(settings)).map_err(|e| prefixed(e, "auth"))?;
-    let base = current.cloned().unwrap_or_else(auth::turned_on);
     let current_client = current.and_then(|c| c.pre_registered_clients.first().cloned());
+    // A preset replaces every setting (the members given beside it still apply on top); the
+    // app keeps its one pre-registered client unless the preset names its own.
+    let base = match preset {
+        Some(scenario) => {
+            let mut spec = OAuth::preset(scenario).into_spec();
+            if spec.pre_registered_clients.is_empty() {
+                spec.pre_registered_clients =
+                    vec![current_client.clone().unwrap_or_else(auth::new_client)];
+            }
+            spec
+        }
+        None => current.cloned().unwrap_or_else(auth::turned_on),
+    };
     let mut merged = match serde_json::to_value(&base) {
         Ok(Value::Object(map)) => map,
         _ => {
