@@ -336,3 +336,37 @@ fn a_servers_json_with_a_bad_fault_rule_points_at_the_member() {
         "{text:?}"
     );
 }
+
+/// Renaming a tool over REST keeps its place in its response sequence, as the fixture's
+/// `rename_tool` does: the used-up first response does not answer again.
+#[tokio::test]
+async fn a_rest_rename_keeps_the_tools_place_in_its_sequence() {
+    // Arrange
+    let api = Api::start("responses-rename");
+    let (status, created) = api
+        .send(
+            Method::POST,
+            "/servers/echo/tools",
+            json!({ "name": "flaky", "published": true, "responses": [
+                { "times": 1, "result": text_result("first") },
+                { "result": text_result("then") }
+            ] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let client = connect(&api.app.mcp_url("echo")).await;
+    assert_eq!(text(&call_ok(&client, "flaky", json!({})).await), "first");
+
+    // Act
+    let (status, renamed) = api
+        .send(
+            Method::PATCH,
+            "/servers/echo/tools/flaky",
+            json!({ "name": "steady" }),
+        )
+        .await;
+
+    // Assert
+    assert_eq!(status, StatusCode::OK, "{renamed}");
+    assert_eq!(text(&call_ok(&client, "steady", json!({})).await), "then");
+}

@@ -233,11 +233,16 @@ impl Catalog {
             return self.tools.modify(from, |_| {}).map(|_| false);
         }
         let changed = self.tools.modify(from, |t| t.name = to.to_string())?;
+        self.move_calls(from, to);
+        Ok(changed)
+    }
+
+    /// Moves a renamed tool's call count to its new name.
+    pub(crate) fn move_calls(&self, from: &str, to: &str) {
         let mut counts = self.counts();
         if let Some(before) = counts.remove(from) {
             *counts.entry(to.to_string()).or_default() += before;
         }
-        Ok(changed)
     }
 
     pub(crate) fn set_published(&self, tool: &str, published: bool) -> Result<ListChanged, Error> {

@@ -199,12 +199,18 @@ async fn update(
         let next: ToolSpec = merge::<_, ToolPatch>(&current, patch)?;
         // A no-op (publishing a published tool) changes nothing clients see.
         if next != current {
-            hosted(&app, &server)?
-                .engine
+            let engine = hosted(&app, &server)?.engine;
+            engine
                 .edit(Listing::Tools, |c| {
                     c.tools.modify(&tool, |t| *t = next.clone())
                 })
                 .map_err(|e| catalog_error(&server, &tool, e))?;
+            // A rename keeps the tool's call count and its place in its response sequences,
+            // as the fixture's `rename_tool` does.
+            if next.name != tool {
+                engine.catalog.move_calls(&tool, &next.name);
+                crate::engine::responses::rename(&engine, &tool, &next.name);
+            }
         }
         Ok(next)
     })
