@@ -403,8 +403,8 @@ async fn verify_reports_every_unmet_response_with_the_calls_that_arrived() {
         "{report}"
     );
     assert!(
-        report.contains(r#"tools/call order {"quantity":30}"#),
-        "the report lists the calls: {report}"
+        report.contains(r#"tools/call order {"quantity":30} -> ok (response #0)"#),
+        "the report lists the calls and which response answered each: {report}"
     );
 
     // Meet what can still be met, then let the drop check pass: the up_to(1) stays broken,
@@ -412,8 +412,12 @@ async fn verify_reports_every_unmet_response_with_the_calls_that_arrived() {
     call_err(&client, "order", json!({ "sku": "X" })).await;
     client.cancel().await.expect("closing the client");
     let report = panic_text(move || drop(server));
-    assert!(report.contains("response #0"), "{report}");
-    assert!(!report.contains("response #1"), "{report}");
+    assert!(report.contains("tool `order`, response #0:"), "{report}");
+    assert!(!report.contains("tool `order`, response #1:"), "{report}");
+    assert!(
+        report.contains(r#"{"sku":"X"} -> error -32001 (response #1)"#),
+        "{report}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------

@@ -403,6 +403,14 @@ fn summary(m: &RpcMessage) -> String {
             (None, None) => "no response".into(),
         };
         let _ = write!(text, " -> {outcome}");
+        // Which of the tool's responses answered, and what misbehaved, so a failed
+        // expectation says why a call went where it did.
+        if let Some(index) = m.response_index {
+            let _ = write!(text, " (response #{index})");
+        }
+        if let Some(fault) = &m.fault {
+            let _ = write!(text, " [fault: {fault}]");
+        }
     }
     text
 }
