@@ -93,7 +93,19 @@ impl Reply {
 
 /// POSTs a 2026-07-28 request with the headers and `_meta` a conforming client sends;
 /// `params._meta`, when given, replaces the default one.
-async fn send(url: &str, id: i64, method: &str, mut params: Value, capabilities: Value) -> Reply {
+async fn send(url: &str, id: i64, method: &str, params: Value, capabilities: Value) -> Reply {
+    send_as(None, url, id, method, params, capabilities).await
+}
+
+/// [`send`] with `Authorization: Bearer KEY` when `key` is given.
+async fn send_as(
+    key: Option<&str>,
+    url: &str,
+    id: i64,
+    method: &str,
+    mut params: Value,
+    capabilities: Value,
+) -> Reply {
     if params.get("_meta").is_none() {
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": VERSION,
@@ -109,6 +121,9 @@ async fn send(url: &str, id: i64, method: &str, mut params: Value, capabilities:
         .header("mcp-method", method);
     if let Some(name) = params.get("name").and_then(Value::as_str) {
         request = request.header("mcp-name", name);
+    }
+    if let Some(key) = key {
+        request = request.bearer_auth(key);
     }
     let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
     let response = tokio::time::timeout(common::PATIENCE, request.json(&body).send())
@@ -449,6 +464,69 @@ async fn a_tampered_request_state_is_refused_with_invalid_params_naming_request_
     )
     .await;
     assert_eq!(retry.text(), "integrity-ok: state verified");
+}
+
+/// 2026-07-28 MRTR, "Server Requirements (Basic Workflow)": the state binds the
+/// authenticated principal, "rejecting state presented by a different principal". Here the
+/// principals are two API keys; with OAuth they are the token's client.
+#[tokio::test]
+async fn a_request_state_is_refused_when_other_credentials_present_it() {
+    let server = MockMcpServer::builder()
+        .api_keys(["alice-key", "bob-key"])
+        .tool(
+            Tool::new("confirm")
+                .ask(
+                    "confirm",
+                    AskMethod::Elicitation,
+                    json!({ "message": "Sure?", "requestedSchema": { "type": "object", "properties": {} } }),
+                )
+                .respond_with(json!({ "content": [{ "type": "text", "text": "confirmed" }] })),
+        )
+        .start()
+        .await;
+    let url = server.url();
+    let params = |extra: Value| {
+        let mut params = json!({ "name": "confirm", "arguments": {} });
+        if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), extra) {
+            params.extend(extra);
+        }
+        params
+    };
+    let first = send_as(
+        Some("alice-key"),
+        &url,
+        1,
+        "tools/call",
+        params(json!({})),
+        all_capabilities(),
+    )
+    .await;
+    let answer = json!({ "inputResponses": { "confirm": accept(json!({})) }, "requestState": first.state() });
+
+    let stolen = send_as(
+        Some("bob-key"),
+        &url,
+        2,
+        "tools/call",
+        params(answer.clone()),
+        all_capabilities(),
+    )
+    .await;
+    let (code, message) = stolen.error();
+    assert_eq!(code, -32602);
+    assert!(message.contains("another principal"), "{message}");
+    assert_eq!(stolen.response["error"]["data"]["field"], "requestState");
+
+    let own = send_as(
+        Some("alice-key"),
+        &url,
+        3,
+        "tools/call",
+        params(answer),
+        all_capabilities(),
+    )
+    .await;
+    assert_eq!(own.text(), "confirmed");
 }
 
 #[tokio::test]

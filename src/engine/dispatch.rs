@@ -23,7 +23,15 @@ pub(crate) struct RequestCtx {
     pub(crate) outbox: Outbox,
     /// For `tools/call`: the tool response the transport picked (see `responses`).
     pub(crate) chosen: Option<super::responses::Chosen>,
+    /// Who the request's credentials say sent it, when the server checks any.
+    pub(crate) principal: Option<Principal>,
 }
+
+/// The authenticated sender of a request: set by the API-key guard or the OAuth resource
+/// check (as a request extension), so state handed to the client, such as a 2026-07-28
+/// `requestState`, can be bound to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Principal(pub(crate) String);
 
 impl RequestCtx {
     /// `params._meta.progressToken`, when the client asked for progress.

@@ -20,6 +20,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::Engine;
+use super::dispatch::Principal;
 use super::jsonrpc::{self, RpcError, code};
 use crate::error::Error;
 use crate::spec::ServerSpec;
@@ -159,10 +160,12 @@ impl Guard {
         keys.list = list.into_iter().map(ApiKey::new).collect();
     }
 
-    fn check_key(&self, headers: &HeaderMap) -> Result<(), KeyProblem> {
+    /// `Ok(Some(principal))` for a known key (named by a digest prefix, never the key),
+    /// `Ok(None)` when no key is required.
+    fn check_key(&self, headers: &HeaderMap) -> Result<Option<Principal>, KeyProblem> {
         let keys = self.read();
         if !keys.required {
-            return Ok(());
+            return Ok(None);
         }
         let value = headers
             .get(header::AUTHORIZATION)
@@ -174,7 +177,8 @@ impl Guard {
             found |= key.digest[..].ct_eq(&digest[..]);
         }
         if bool::from(found) {
-            Ok(())
+            let id: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+            Ok(Some(Principal(format!("api-key:{id}"))))
         } else {
             Err(KeyProblem::Unknown)
         }
@@ -223,7 +227,7 @@ impl Guard {
 /// Middleware on the MCP endpoint: the Host check, then the API key.
 pub(crate) async fn mcp(
     State(engine): State<Arc<Engine>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     // A browser's preflight carries no credentials; the endpoint itself answers it.
@@ -234,7 +238,12 @@ pub(crate) async fn mcp(
         return rejection;
     }
     match engine.guard.check_key(request.headers()) {
-        Ok(()) => next.run(request).await,
+        Ok(principal) => {
+            if let Some(principal) = principal {
+                request.extensions_mut().insert(principal);
+            }
+            next.run(request).await
+        }
         Err(problem) => unauthorized(problem),
     }
 }
@@ -601,7 +610,13 @@ mod tests {
         let guard = Guard::new(&spec);
         let mut headers = HeaderMap::new();
         headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer k1"));
-        assert_eq!(guard.check_key(&headers), Ok(()));
+        let principal = guard.check_key(&headers).expect("a known key");
+        // Named by a digest prefix, never by the key itself.
+        let name = principal.expect("a principal").0;
+        assert!(
+            name.starts_with("api-key:") && !name.contains("k1"),
+            "{name}"
+        );
         assert!(guard.revoke_api_key("k1"));
         assert_eq!(guard.check_key(&headers), Err(KeyProblem::Unknown));
         assert_eq!(guard.check_key(&HeaderMap::new()), Err(KeyProblem::Missing));

@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::capture::{self, Arrival, ExchangeId};
-use super::dispatch::{self, RequestCtx};
+use super::dispatch::{self, Principal, RequestCtx};
 use super::era::{self, VERSION_HEADER};
 use super::faults::{self, Delivery, HangPermit, Plan, Setting, Shape};
 use super::jsonrpc::{self, Incoming, RpcError, code};
@@ -36,6 +36,8 @@ const LAST_EVENT_ID: &str = "last-event-id";
 struct Inbound {
     exchange: Option<ExchangeId>,
     headers: HeaderMap,
+    /// Who the credentials say sent the request (set by the guards).
+    principal: Option<Principal>,
 }
 
 impl Inbound {
@@ -48,12 +50,14 @@ impl Inbound {
 
 async fn split(request: Request, limit: usize) -> (Inbound, Option<Bytes>) {
     let exchange = request.extensions().get::<ExchangeId>().copied();
+    let principal = request.extensions().get::<Principal>().cloned();
     let (parts, body) = request.into_parts();
     let bytes = axum::body::to_bytes(body, limit).await.ok();
     (
         Inbound {
             exchange,
             headers: parts.headers,
+            principal,
         },
         bytes,
     )
@@ -309,6 +313,7 @@ async fn serve(
         record,
         started,
         plan,
+        principal: incoming.principal.clone(),
     };
     if wants_stream(engine, incoming, &pending) {
         stream_answer(pending, incoming.exchange)
@@ -495,7 +500,8 @@ async fn post_batch(engine: &Arc<Engine>, incoming: &Inbound, batch: Vec<Value>)
                     }
                     None => {
                         let chosen = plan.chosen.take();
-                        answer(engine, &session, &id, &method, params, chosen).await
+                        let request = (id.clone(), method.clone(), params);
+                        answer(engine, &session, incoming, request, chosen).await
                     }
                 };
                 plan.rewrite(&mut response);
@@ -560,6 +566,7 @@ struct Pending {
     started: Instant,
     /// The request's faults (see `faults`); quiet for most requests.
     plan: Plan,
+    principal: Option<Principal>,
 }
 
 impl Pending {
@@ -586,6 +593,7 @@ impl Pending {
             params: self.params,
             outbox: Outbox::new(self.session.clone(), stream),
             chosen: self.plan.chosen.take(),
+            principal: self.principal.clone(),
         };
         let delay = self.plan.delay;
         let refusal = self.plan.refusal();
@@ -842,12 +850,12 @@ impl Drop for ListenBody {
     }
 }
 
+/// Answers one request of a batch: its id, method and params.
 async fn answer(
     engine: &Arc<Engine>,
     session: &Arc<Session>,
-    id: &Value,
-    method: &str,
-    params: Value,
+    incoming: &Inbound,
+    (id, method, params): (Value, String, Value),
     chosen: Option<Chosen>,
 ) -> Value {
     let ctx = RequestCtx {
@@ -857,10 +865,11 @@ async fn answer(
         params,
         outbox: Outbox::new(session.clone(), None),
         chosen,
+        principal: incoming.principal.clone(),
     };
-    match dispatch::request(&ctx, method).await {
-        Ok(result) => jsonrpc::result(id, result),
-        Err(error) => jsonrpc::error(id, &error),
+    match dispatch::request(&ctx, &method).await {
+        Ok(result) => jsonrpc::result(&id, result),
+        Err(error) => jsonrpc::error(&id, &error),
     }
 }
 

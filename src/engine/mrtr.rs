@@ -114,6 +114,10 @@ struct State {
     /// Unix milliseconds after which the state is refused.
     #[serde(rename = "e")]
     expires_ms: u64,
+    /// Who the request's credentials named (2026-07-28 MRTR, "Server Requirements": state
+    /// presented by another principal is refused); `None` on a server without credentials.
+    #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
+    principal: Option<String>,
 }
 
 fn now_ms() -> u64 {
@@ -178,6 +182,7 @@ fn invalid_param(field: &str, reason: impl std::fmt::Display) -> RpcError {
 pub(crate) struct Rounds<'a> {
     sealer: &'a Sealer,
     digest: String,
+    principal: Option<String>,
     /// Rounds before this request.
     round: u32,
     /// Steps before this index ran in earlier rounds; they are skipped.
@@ -197,6 +202,7 @@ impl<'a> Rounds<'a> {
     /// checks, or fields of the wrong type, are `-32602` naming the field.
     pub(crate) fn start(
         sealer: &'a Sealer,
+        principal: Option<&str>,
         method: &str,
         params: &Value,
         script: &[Step],
@@ -215,6 +221,14 @@ impl<'a> Rounds<'a> {
                         "requestState",
                         format!(
                             "was issued for a different request (another tool or other arguments, or the tool changed since){start_over}"
+                        ),
+                    ));
+                }
+                if state.principal.as_deref() != principal {
+                    return Err(invalid_param(
+                        "requestState",
+                        format!(
+                            "was issued to another principal (other credentials than this request's){start_over}"
                         ),
                     ));
                 }
@@ -242,6 +256,7 @@ impl<'a> Rounds<'a> {
         Ok(Rounds {
             sealer,
             digest,
+            principal: principal.map(str::to_string),
             round,
             resume,
             answers,
@@ -330,6 +345,7 @@ impl<'a> Rounds<'a> {
             answers: self.answers.clone(),
             expires_ms: now_ms()
                 .saturating_add(u64::try_from(STATE_TTL.as_millis()).unwrap_or(u64::MAX)),
+            principal: self.principal.clone(),
         };
         let requests: Map<String, Value> = self
             .pending
@@ -355,6 +371,7 @@ mod tests {
             resume: 0,
             answers: Map::new(),
             expires_ms: 1_000_000,
+            principal: None,
         }
     }
 

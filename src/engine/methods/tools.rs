@@ -105,8 +105,15 @@ async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> R
         .iter()
         .any(|step| matches!(step, Step::Ask { .. }));
     let mut rounds = if asks && ctx.session.version.is_modern() {
-        let rounds = mrtr::Rounds::start(&ctx.engine.mrtr, "tools/call", &ctx.params, &tool.script)
-            .map_err(Stop::Refused)?;
+        let principal = ctx.principal.as_ref().map(|p| p.0.as_str());
+        let rounds = mrtr::Rounds::start(
+            &ctx.engine.mrtr,
+            principal,
+            "tools/call",
+            &ctx.params,
+            &tool.script,
+        )
+        .map_err(Stop::Refused)?;
         context["answers"] = Value::Object(rounds.answers().clone());
         Some(rounds)
     } else {

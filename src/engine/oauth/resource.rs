@@ -17,12 +17,13 @@ use super::AuthServer;
 use super::issuer::Context;
 use super::store::Token;
 use crate::engine::Engine;
+use crate::engine::dispatch::Principal;
 use crate::engine::jsonrpc::{self, RpcError, code};
 
 /// Middleware on the MCP endpoint (inside the capture layer, so refusals are recorded).
 pub(crate) async fn guard(
     State(engine): State<Arc<Engine>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     let Some(oauth) = engine.oauth.as_ref() else {
@@ -85,6 +86,9 @@ pub(crate) async fn guard(
             );
         }
     };
+    request
+        .extensions_mut()
+        .insert(Principal(format!("oauth:{}", token.client_id)));
     let needs_body = request.method() == Method::POST
         && (oauth.spec.always_insufficient
             || !oauth.spec.tool_scopes.is_empty()
