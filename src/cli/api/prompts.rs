@@ -17,7 +17,7 @@ use super::ApiError;
 use super::body::{JsonBody, merge, object};
 use super::openapi::{Docs, Operation};
 use super::resources::add_or_rebuild;
-use super::support::{commit, created, hosted};
+use super::support::{commit, created, edit_catalog, hosted};
 use crate::cli::App;
 use crate::engine::Listing;
 use crate::error::Error;
@@ -191,12 +191,13 @@ async fn update(
         let current = find(&app, &server, &prompt)?;
         let next: PromptSpec = merge::<_, PromptPatch>(&current, patch)?;
         if next != current {
-            hosted(&app, &server)?
-                .engine
-                .edit(Listing::Prompts, |c| {
-                    c.prompts.modify(&prompt, |p| *p = next.clone())
-                })
-                .map_err(|e| catalog_error(&server, &prompt, e))?;
+            edit_catalog(
+                &app,
+                &server,
+                Listing::Prompts,
+                |c| c.prompts.modify(&prompt, |p| *p = next.clone()),
+                |e| catalog_error(&server, &prompt, e),
+            )?;
         }
         Ok(next)
     })
@@ -209,10 +210,13 @@ async fn remove(
     Path((server, prompt)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
     commit(&app, || {
-        hosted(&app, &server)?
-            .engine
-            .edit(Listing::Prompts, |c| c.prompts.remove(&prompt))
-            .map_err(|e| catalog_error(&server, &prompt, e))?;
+        edit_catalog(
+            &app,
+            &server,
+            Listing::Prompts,
+            |c| c.prompts.remove(&prompt),
+            |e| catalog_error(&server, &prompt, e),
+        )?;
         Ok(StatusCode::NO_CONTENT)
     })
     .await

@@ -19,7 +19,7 @@ use super::ApiError;
 use super::body::{JsonBody, merge, object};
 use super::openapi::{Docs, Operation};
 use super::resources::{FIRST_ITEM, add_or_rebuild, catalog_error};
-use super::support::{commit, created, encode_segment, hosted};
+use super::support::{commit, created, edit_catalog, encode_segment, hosted};
 use crate::cli::App;
 use crate::engine::Listing;
 use crate::spec::ResourceTemplateSpec;
@@ -201,12 +201,13 @@ async fn update_template(
         let current = find_template(&app, &server, &template)?;
         let next: ResourceTemplateSpec = merge::<_, ResourceTemplatePatch>(&current, patch)?;
         if next != current {
-            hosted(&app, &server)?
-                .engine
-                .edit(Listing::Resources, |c| {
-                    c.templates.modify(&template, |t| *t = next.clone())
-                })
-                .map_err(|e| catalog_error(e, "uriTemplate", || no_template(&server, &template)))?;
+            edit_catalog(
+                &app,
+                &server,
+                Listing::Resources,
+                |c| c.templates.modify(&template, |t| *t = next.clone()),
+                |e| catalog_error(e, "uriTemplate", || no_template(&server, &template)),
+            )?;
         }
         Ok(next)
     })
@@ -219,10 +220,13 @@ async fn remove_template(
     Path((server, template)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
     commit(&app, || {
-        hosted(&app, &server)?
-            .engine
-            .edit(Listing::Resources, |c| c.templates.remove(&template))
-            .map_err(|e| catalog_error(e, "uriTemplate", || no_template(&server, &template)))?;
+        edit_catalog(
+            &app,
+            &server,
+            Listing::Resources,
+            |c| c.templates.remove(&template),
+            |e| catalog_error(e, "uriTemplate", || no_template(&server, &template)),
+        )?;
         Ok(StatusCode::NO_CONTENT)
     })
     .await

@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 use super::ApiError;
 use super::body::{JsonBody, decode, merge, object};
 use super::openapi::{Docs, Operation};
-use super::support::{commit, created, encode_segment, hosted};
+use super::support::{commit, created, edit_catalog, encode_segment, hosted};
 use crate::cli::App;
 use crate::cli::registry::Hosted;
 use crate::engine::{Catalog, Listing};
@@ -302,12 +302,13 @@ async fn update_resource(
         body_patch(&current, &mut patch)?;
         let next: ResourceSpec = merge::<_, ResourcePatch>(&current, patch)?;
         if next != current {
-            let engine = hosted(&app, &server)?.engine;
-            engine
-                .edit(Listing::Resources, |c| {
-                    c.resources.modify(&uri, |r| *r = next.clone())
-                })
-                .map_err(|e| catalog_error(e, "uri", || no_resource(&server, &uri)))?;
+            let engine = edit_catalog(
+                &app,
+                &server,
+                Listing::Resources,
+                |c| c.resources.modify(&uri, |r| *r = next.clone()),
+                |e| catalog_error(e, "uri", || no_resource(&server, &uri)),
+            )?;
             engine.resource_updated(&next.uri);
         }
         Ok(next)
@@ -321,10 +322,13 @@ async fn remove_resource(
     Path((server, uri)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
     commit(&app, || {
-        hosted(&app, &server)?
-            .engine
-            .edit(Listing::Resources, |c| c.resources.remove(&uri))
-            .map_err(|e| catalog_error(e, "uri", || no_resource(&server, &uri)))?;
+        edit_catalog(
+            &app,
+            &server,
+            Listing::Resources,
+            |c| c.resources.remove(&uri),
+            |e| catalog_error(e, "uri", || no_resource(&server, &uri)),
+        )?;
         Ok(StatusCode::NO_CONTENT)
     })
     .await

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use super::ApiError;
 use super::body::{JsonBody, decode, merge, object};
 use super::openapi::{Docs, Operation};
-use super::support::{commit, created, hosted};
+use super::support::{commit, created, edit_catalog, hosted};
 use crate::cli::App;
 use crate::engine::Listing;
 use crate::error::Error;
@@ -199,12 +199,13 @@ async fn update(
         let next: ToolSpec = merge::<_, ToolPatch>(&current, patch)?;
         // A no-op (publishing a published tool) changes nothing clients see.
         if next != current {
-            let engine = hosted(&app, &server)?.engine;
-            engine
-                .edit(Listing::Tools, |c| {
-                    c.tools.modify(&tool, |t| *t = next.clone())
-                })
-                .map_err(|e| catalog_error(&server, &tool, e))?;
+            let engine = edit_catalog(
+                &app,
+                &server,
+                Listing::Tools,
+                |c| c.tools.modify(&tool, |t| *t = next.clone()),
+                |e| catalog_error(&server, &tool, e),
+            )?;
             // A rename keeps the tool's call count and its place in its response sequences,
             // as the fixture's `rename_tool` does.
             if next.name != tool {
@@ -223,10 +224,13 @@ async fn remove(
     Path((server, tool)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
     commit(&app, || {
-        hosted(&app, &server)?
-            .engine
-            .edit(Listing::Tools, |c| c.tools.remove(&tool))
-            .map_err(|e| catalog_error(&server, &tool, e))?;
+        edit_catalog(
+            &app,
+            &server,
+            Listing::Tools,
+            |c| c.tools.remove(&tool),
+            |e| catalog_error(&server, &tool, e),
+        )?;
         Ok(StatusCode::NO_CONTENT)
     })
     .await
