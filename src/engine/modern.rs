@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::Engine;
 use super::jsonrpc::{RpcError, code};
-use crate::spec::{AskMethod, LogLevel, ProtocolVersion, Step};
+use crate::spec::{AskMethod, LogLevel, ProtocolVersion, Step, ToolSpec};
 
 /// `_meta` keys of a modern request (`basic/index.mdx`, "Request metadata").
 pub(crate) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -167,7 +167,9 @@ pub(crate) fn check(
         })?;
     check_method_header(headers, method)?;
     check_name_header(headers, method, params)?;
-    check_param_headers(engine, headers, method, params)?;
+    // Both tool checks read the same tool; look it up once.
+    let tool = called_tool(engine, method, params);
+    check_param_headers(headers, tool.as_deref(), params)?;
     if LEGACY_ONLY.contains(&method) || !routable(method) || !declared_for(engine, method) {
         return Err((
             StatusCode::NOT_FOUND,
@@ -177,7 +179,7 @@ pub(crate) fn check(
             ),
         ));
     }
-    check_capabilities(engine, method, params, &capabilities)?;
+    check_capabilities(tool.as_deref(), &capabilities)?;
     let log_level = match meta.and_then(|m| m.get(META_LOG_LEVEL)) {
         None | Some(Value::Null) => None,
         Some(level) => Some(level.as_str().and_then(LogLevel::parse).ok_or_else(|| {
@@ -278,19 +280,11 @@ fn check_name_header(headers: &HeaderMap, method: &str, params: &Value) -> Resul
 /// the arguments, the header must be there and equal it after decoding; integers compare
 /// numerically, booleans as `true`/`false`. An absent or null argument needs no header.
 fn check_param_headers(
-    engine: &Engine,
     headers: &HeaderMap,
-    method: &str,
+    tool: Option<&ToolSpec>,
     params: &Value,
 ) -> Result<(), Refusal> {
-    if method != "tools/call" {
-        return Ok(());
-    }
-    let Some(tool) = params
-        .get("name")
-        .and_then(Value::as_str)
-        .and_then(|n| engine.catalog.tools.get(n))
-    else {
+    let Some(tool) = tool else {
         return Ok(());
     };
     let arguments = params.get("arguments").unwrap_or(&Value::Null);
@@ -400,22 +394,21 @@ pub(crate) fn decode_header_value(value: &str) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| "the =?base64?…?= value is not UTF-8".to_string())
 }
 
-/// A tool whose script asks the client for something needs that capability in this
-/// request's `_meta` (-32021 with `data.requiredCapabilities`, `basic/index.mdx`).
-fn check_capabilities(
-    engine: &Engine,
-    method: &str,
-    params: &Value,
-    declared: &Value,
-) -> Result<(), Refusal> {
+/// The tool a `tools/call` names, when the catalog has it.
+fn called_tool(engine: &Engine, method: &str, params: &Value) -> Option<Arc<ToolSpec>> {
     if method != "tools/call" {
-        return Ok(());
+        return None;
     }
-    let Some(tool) = params
+    params
         .get("name")
         .and_then(Value::as_str)
         .and_then(|n| engine.catalog.tools.get(n))
-    else {
+}
+
+/// A tool whose script asks the client for something needs that capability in this
+/// request's `_meta` (-32021 with `data.requiredCapabilities`, `basic/index.mdx`).
+fn check_capabilities(tool: Option<&ToolSpec>, declared: &Value) -> Result<(), Refusal> {
+    let Some(tool) = tool else {
         return Ok(());
     };
     let mut required = Map::new();

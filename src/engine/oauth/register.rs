@@ -243,7 +243,8 @@ fn substituted(oauth: &AuthServer, requested: &str) -> bool {
         && !TokenEndpointAuthMethod::parse(requested).is_some_and(|m| oauth.accepts(m))
 }
 
-fn accepted(oauth: &AuthServer) -> String {
+/// The accepted token endpoint auth methods, comma-separated, for error descriptions.
+pub(super) fn accepted(oauth: &AuthServer) -> String {
     oauth
         .spec
         .token_endpoint_auth_methods

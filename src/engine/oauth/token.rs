@@ -105,13 +105,7 @@ pub(super) fn authenticate(
         return Err(refuse(format!(
             "this token endpoint does not accept `{}`; it accepts {}",
             method.as_str(),
-            oauth
-                .spec
-                .token_endpoint_auth_methods
-                .iter()
-                .map(|m| m.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            super::register::accepted(oauth)
         )));
     }
     let client = {
