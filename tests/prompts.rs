@@ -670,17 +670,33 @@ async fn prompt_edits_at_run_time_notify_the_client_and_show_in_the_list() {
 }
 
 #[tokio::test]
-async fn adding_a_prompt_to_a_server_started_without_prompts_is_refused_naming_the_capability() {
+async fn the_first_prompt_of_a_server_declares_the_capability_and_ends_live_sessions() {
+    // Arrange: a server that told its client it has no prompts (2025-11-25 server/prompts.mdx
+    // "Capabilities": a server with prompts MUST declare them).
     let server = MockMcpServer::builder().start().await;
+    let before = connect(&server.url()).await;
+    let told = before.peer_info().expect("rmcp kept no initialize result");
+    assert!(told.capabilities.prompts.is_none());
+    assert_eq!(server.sessions().len(), 1);
 
-    let refused = server.add_prompt(Prompt::new("late"));
+    // Act
+    server
+        .add_prompt(Prompt::new("late"))
+        .expect("the first prompt is accepted");
 
-    let error = refused.expect_err("the server never declared `prompts`");
-    assert!(
-        error.to_string().contains("`prompts` capability"),
-        "{error}"
-    );
-    assert!(server.prompts().is_empty());
+    // Assert: the session that was told otherwise has ended; a client that connects now
+    // sees the capability and the prompt.
+    assert!(server.sessions().is_empty(), "the live session ended");
+    let after = connect(&server.url()).await;
+    let info = after.peer_info().expect("rmcp kept no initialize result");
+    assert!(info.capabilities.prompts.is_some(), "{info:?}");
+    let prompts = tokio::time::timeout(PATIENCE, after.list_all_prompts())
+        .await
+        .expect("prompts/list took too long")
+        .expect("prompts/list failed");
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["late"]);
+    assert_eq!(server.prompts().len(), 1);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -905,7 +905,6 @@ async fn a_server_without_resources_does_not_declare_them_and_answers_method_not
 
     // Act
     let listed = client.list_resources(None).await;
-    let added = server.add_resource(Resource::text("test://late", "x"));
 
     // Assert: capabilities must match what is served (spec pack README, server-stateless
     // "caps match handlers"; "Capabilities": servers that support resources MUST declare it).
@@ -917,17 +916,32 @@ async fn a_server_without_resources_does_not_declare_them_and_answers_method_not
     );
     let error = rpc_error(listed, "resources/list without resources");
     assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);
-    assert!(
-        matches!(
-            added,
-            Err(Error::InvalidConfig {
-                field: "resources",
-                ..
-            })
-        ),
-        "{added:?}"
-    );
     assert!(server.resources().is_empty());
+    assert_server_messages_valid(&server.log());
+}
+
+#[tokio::test]
+async fn the_first_resource_of_a_server_declares_the_capability_and_ends_live_sessions() {
+    // Arrange: a client told the server has no resources.
+    let server = MockMcpServer::builder().tool(Tool::echo()).start().await;
+    let before = connect(&server.url()).await;
+    assert_eq!(server.sessions().len(), 1);
+
+    // Act
+    server
+        .add_resource(Resource::text("test://late", "x"))
+        .expect("the first resource is accepted");
+
+    // Assert: "servers that support resources MUST declare it" (server/resources.mdx,
+    // "Capabilities"): the session told otherwise ended, and a new one sees it.
+    assert!(server.sessions().is_empty(), "the live session ended");
+    drop(before);
+    let after = connect(&server.url()).await;
+    let info = after.peer_info().expect("rmcp kept no initialize result");
+    assert!(info.capabilities.resources.is_some(), "{info:?}");
+    let listed = after.list_resources(None).await.expect("resources/list");
+    assert_eq!(listed.resources.len(), 1);
+    assert_eq!(listed.resources[0].uri, "test://late");
     assert_server_messages_valid(&server.log());
 }
 

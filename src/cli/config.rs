@@ -11,7 +11,8 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::{faults, guard, validate};
+use crate::engine::guard;
+use crate::engine::validate::{faults, items};
 use crate::error::Error;
 use crate::spec::ServerSpec;
 
@@ -143,7 +144,7 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
                 reason: format!("`{}`: another server has this name", server.name),
             });
         }
-        if let Err(error) = validate::server(server) {
+        if let Err(error) = items::server(server) {
             problems.push(Problem {
                 pointer: pointer.clone(),
                 reason: error.to_string(),

@@ -184,8 +184,7 @@ async fn serve(
         () = shutdown => {
             // Long-lived streams would hold a graceful shutdown open: end the sessions first.
             for (_, hosted) in registry.all() {
-                hosted.engine.sessions.clear();
-                hosted.engine.listeners.close();
+                hosted.engine.end();
             }
             app.close_streams();
             let _ = stop_tx.send(true);

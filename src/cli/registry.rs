@@ -93,10 +93,9 @@ impl Registry {
     /// Stops hosting a server, ends its sessions and drops its log records.
     pub(crate) fn remove(&self, name: &str) -> Option<Hosted> {
         let removed = self.write().remove(name)?;
-        removed.engine.sessions.clear();
-        removed.engine.listeners.close();
+        removed.engine.end();
         // Its records can no longer be read through the API; they must not hold log space.
-        self.log.clear_from(removed.engine.source);
+        self.log.clear_from(removed.engine.source());
         Some(removed)
     }
 
@@ -117,7 +116,7 @@ impl Registry {
             });
         }
         // Build first, so an invalid spec leaves the old server running.
-        let source = old.engine.source;
+        let source = old.engine.source();
         let engine = Engine::new(
             spec.clone(),
             Limits::default(),
@@ -129,11 +128,8 @@ impl Registry {
         // The guide revokes tokens only when OAuth itself changes: a rebuild for anything
         // else keeps the clients and tokens. A new name starts afresh, since tokens are
         // bound to the old URL.
-        if spec.name == name
-            && spec.auth == old.engine.spec.auth
-            && let (Some(new), Some(previous)) = (&engine.oauth, &old.engine.oauth)
-        {
-            new.take_state_from(previous);
+        if spec.name == name && spec.auth == old.engine.spec().auth {
+            engine.take_oauth_state_from(&old.engine);
         }
         let hosted = Hosted { engine, router };
         {
@@ -144,8 +140,7 @@ impl Registry {
             servers.remove(name);
             servers.insert(spec.name.clone(), hosted.clone());
         }
-        old.engine.sessions.clear();
-        old.engine.listeners.close();
+        old.engine.end();
         Ok(hosted)
     }
 
@@ -203,12 +198,12 @@ fn root_conflict(
     replacing: &str,
     engine: &Engine,
 ) -> Option<Error> {
-    let wanted = engine.oauth.as_ref()?.root_paths();
+    let wanted = engine.oauth()?.root_paths();
     servers
         .iter()
         .filter(|(name, _)| name.as_str() != replacing)
         .find_map(|(name, hosted)| {
-            let taken = hosted.engine.oauth.as_ref()?.root_paths();
+            let taken = hosted.engine.oauth()?.root_paths();
             let path = wanted.iter().find(|p| taken.contains(p))?;
             Some(Error::InvalidConfig {
                 field: "auth",
@@ -228,8 +223,7 @@ async fn root(State(registry): State<Arc<Registry>>, request: Request) -> Respon
     let claims = |hosted: &Hosted| {
         hosted
             .engine
-            .oauth
-            .as_ref()
+            .oauth()
             .is_some_and(|oauth| oauth.root_paths().iter().any(|p| p == path))
     };
     let named = path

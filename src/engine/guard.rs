@@ -20,8 +20,8 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::Engine;
-use super::dispatch::Principal;
-use super::jsonrpc::{self, RpcError, code};
+use super::methods::Principal;
+use super::protocol::jsonrpc::{self, RpcError, code};
 use crate::error::Error;
 use crate::spec::ServerSpec;
 

@@ -1,48 +1,58 @@
-//! Runs one decoy server from a [`ServerSpec`]: the transport, the methods, the live catalog,
-//! sessions and capture. The fixture and the app both drive it; it never knows which.
+//! The engine: one decoy server from a [`ServerSpec`], behind a closed facade. The fixture
+//! and the app both drive it through [`Engine`]'s methods (every edit has one rule, here
+//! or in [`edits`]); neither reaches into its state, and it never knows which one started it.
 //!
-//! [`router`] gives the axum router of one server (the app nests many); [`spawn`] serves one
-//! alone on its own thread and runtime.
+//! Imports run one way, top to bottom:
+//! - [`transport`]: adapters (Streamable HTTP today) turn bytes into messages and outcomes
+//!   back into bytes; the HTTP-only guards ([`guard`], [`oauth`], [`manifest`]) sit beside it.
+//! - [`pipeline`]: the stages every message goes through: record, admit, plan, run, outcome.
+//! - [`methods`]: one file per family of MCP methods, no transport types.
+//! - [`capture`]: the recorder, the only writer of the traffic log's `mcp` records.
+//! - [`state`]: catalog, sessions and their streams, fault and response counters, expiry,
+//!   clock.
+//! - [`validate`]: every check of a spec; [`protocol`]: the wire vocabulary; [`template`],
+//!   [`schema`], [`uri_template`]: json-e, JSON Schema and RFC 6570, as leaves.
+//!
+//! A `tools/call` POSTed over HTTP: `transport::http::post` → `pipeline::message` →
+//! `pipeline::legacy` (or `stateless`) → `pipeline::run::serve` (with `pipeline::plan`) →
+//! `methods::request` → `methods::tools::call` → back as an `Outcome` →
+//! `transport::http::render`.
 
-mod capture;
-mod catalog;
-pub(crate) mod clock;
-pub(crate) mod dispatch;
-mod era;
-pub(crate) mod faults;
+pub(crate) mod capture;
+pub(crate) mod edits;
 pub(crate) mod guard;
-mod http;
-mod jsonrpc;
-mod manifest;
-mod methods;
-mod modern;
-mod mrtr;
+pub(crate) mod manifest;
+pub(crate) mod methods;
 pub(crate) mod oauth;
-mod outbox;
-pub(crate) mod responses;
-mod runtime;
-mod schema;
-mod session;
-mod stream;
-mod template;
+pub(crate) mod pipeline;
+pub(crate) mod protocol;
+pub(crate) mod schema;
+pub(crate) mod state;
+pub(crate) mod template;
+pub(crate) mod transport;
 pub(crate) mod uri_template;
 pub(crate) mod validate;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use axum::Router;
-use axum::routing::post;
 use serde_json::{Value, json};
 
-pub(crate) use catalog::Catalog;
-pub(crate) use runtime::{Running, spawn};
-pub use session::SessionInfo;
-pub(crate) use session::Sessions;
+pub use state::session::SessionInfo;
+pub(crate) use transport::http::router_at;
+pub(crate) use transport::http::serve::{Running, spawn};
 
 use crate::error::Error;
 use crate::log::TrafficLog;
 use crate::spec::{Limits, ProtocolVersion, ServerSpec, ToolSpec};
+use protocol::jsonrpc;
+use state::catalog::Catalog;
+use state::clock::Clock;
+use state::expiry::Expiry;
+use state::faults::Faults;
+use state::responses::Responses;
+use state::session::Sessions;
 
 /// The listings clients are told about when they change (a script's `notify` step names
 /// them too, so the type lives in `spec`).
@@ -58,37 +68,42 @@ impl Listing {
     }
 }
 
-/// One running server's state, shared by its handlers.
+/// One running server's state, shared by its handlers. Its fields are private to the
+/// engine: the fixture and the app use its methods.
 #[derive(Debug)]
 pub(crate) struct Engine {
     /// Identity and behaviour; the item lists are empty here, the catalog owns them.
-    pub(crate) spec: ServerSpec,
+    spec: ServerSpec,
     /// Served revisions, newest first.
-    pub(crate) versions: Vec<ProtocolVersion>,
-    pub(crate) limits: Limits,
-    pub(crate) allowed_origins: Vec<String>,
-    pub(crate) catalog: Catalog,
-    pub(crate) sessions: Sessions,
+    versions: Vec<ProtocolVersion>,
+    limits: Limits,
+    allowed_origins: Vec<String>,
+    catalog: Catalog,
+    sessions: Sessions,
     /// The open `subscriptions/listen` streams (2026-07-28), fed by catalog edits.
-    pub(crate) listeners: methods::listen::Listeners,
-    pub(crate) log: Arc<TrafficLog>,
+    listeners: methods::listen::Listeners,
+    log: Arc<TrafficLog>,
     /// Tags this server's records in a shared log.
-    pub(crate) source: u64,
-    serves_resources: bool,
-    serves_prompts: bool,
+    source: u64,
+    /// Declared capabilities that start off with the catalog; the first item of a kind
+    /// declares its capability (see [`edits`]).
+    serves_resources: AtomicBool,
+    serves_prompts: AtomicBool,
     validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
     /// Signs and checks the `requestState` of 2026-07-28 multi round-trip requests.
-    pub(crate) mrtr: mrtr::Sealer,
+    mrtr: methods::mrtr::Sealer,
     /// This server's time, which tests can advance (token, code and session expiry).
-    pub(crate) clock: clock::Clock,
+    clock: Clock,
     /// Host check and API keys; the live keys are here, `spec.api_keys` is only the seed.
-    pub(crate) guard: guard::Guard,
+    guard: guard::Guard,
     /// Tool response counters, compiled matchers and the seeded random generator.
-    pub(crate) responses: responses::Responses,
-    /// Server-level fault rules with their counters, session ages, hanging requests.
-    pub(crate) faults: faults::Faults,
+    responses: Responses,
+    /// Server-level fault rules with their counters, and the hanging requests.
+    faults: Faults,
+    /// Session ages, when sessions expire.
+    expiry: Expiry,
     /// OAuth 2.1 state (clients, codes, tokens) when the spec has `auth`.
-    pub(crate) oauth: Option<oauth::AuthServer>,
+    oauth: Option<oauth::AuthServer>,
 }
 
 impl Engine {
@@ -101,9 +116,9 @@ impl Engine {
         log: Arc<TrafficLog>,
         source: u64,
     ) -> Result<Arc<Engine>, Error> {
-        validate::server(&spec)?;
+        validate::items::server(&spec)?;
         guard::check_spec(&spec)?;
-        faults::check_spec(&spec.faults, spec.session_expiry.as_ref())?;
+        validate::faults::check_spec(&spec.faults, spec.session_expiry.as_ref())?;
         oauth::check_spec(&spec)?;
         if limits.max_body_bytes == 0 {
             return Err(Error::InvalidConfig {
@@ -119,8 +134,6 @@ impl Engine {
         }
         let versions = spec.versions_newest_first();
         let guard = guard::Guard::new(&spec);
-        let seed = spec.seed;
-        let faults = faults::Faults::new(&spec.faults, spec.session_expiry);
         let oauth = spec.auth.clone().map(oauth::AuthServer::new);
         let serves_resources = !spec.resources.is_empty() || !spec.resource_templates.is_empty();
         let serves_prompts = !spec.prompts.is_empty();
@@ -131,7 +144,6 @@ impl Engine {
             std::mem::take(&mut spec.prompts),
         );
         Ok(Arc::new(Engine {
-            spec,
             versions,
             sessions: Sessions::new(limits.max_sessions, limits.max_queued_messages),
             listeners: methods::listen::Listeners::new(limits.max_listen_streams),
@@ -140,31 +152,33 @@ impl Engine {
             catalog,
             log,
             source,
-            serves_resources,
-            serves_prompts,
+            serves_resources: AtomicBool::new(serves_resources),
+            serves_prompts: AtomicBool::new(serves_prompts),
             validators: Mutex::default(),
-            mrtr: mrtr::Sealer::new(),
-            clock: clock::Clock::default(),
+            mrtr: methods::mrtr::Sealer::new(),
+            clock: Clock::default(),
             guard,
-            responses: responses::Responses::new(seed),
-            faults,
+            responses: Responses::new(spec.seed),
+            faults: Faults::new(&spec.faults),
+            expiry: Expiry::new(spec.session_expiry),
             oauth,
+            spec,
         }))
     }
 
     /// `capabilities` of the `initialize` result: what the configuration serves. Resources
-    /// and prompts are declared when the server started with some (server/index: capabilities
-    /// must match what is served); logging and completions always are.
+    /// and prompts are declared when the server has some (server/index: capabilities must
+    /// match what is served); logging and completions always are.
     pub(crate) fn capabilities(&self) -> Value {
         let mut capabilities = json!({
             "tools": { "listChanged": true },
             "logging": {},
             "completions": {},
         });
-        if self.serves_resources {
+        if self.serves_resources() {
             capabilities["resources"] = json!({ "subscribe": true, "listChanged": true });
         }
-        if self.serves_prompts {
+        if self.serves_prompts() {
             capabilities["prompts"] = json!({ "listChanged": true });
         }
         capabilities
@@ -188,10 +202,34 @@ impl Engine {
         Some(validator)
     }
 
-    /// Whether the server declares the `resources` capability (it started with resources or
-    /// resource templates); resource methods answer `-32601` otherwise.
-    /// The server as plain data, with the catalog as it is now (for `servers.json`).
-    #[cfg(feature = "decoy-cli")]
+    /// Whether the server declares the `prompts` capability.
+    pub(crate) fn serves_prompts(&self) -> bool {
+        self.serves_prompts.load(Ordering::Acquire)
+    }
+
+    /// Whether the server declares the `resources` capability; resource methods answer
+    /// `-32601` otherwise.
+    pub(crate) fn serves_resources(&self) -> bool {
+        self.serves_resources.load(Ordering::Acquire)
+    }
+
+    /// `serverInfo` (spec `Implementation`).
+    pub(crate) fn server_info(&self) -> Value {
+        let mut info = json!({ "name": self.spec.name, "version": self.spec.version });
+        if let (Some(title), Some(object)) = (&self.spec.title, info.as_object_mut()) {
+            object.insert("title".into(), json!(title));
+        }
+        info
+    }
+
+    /// The server's identity and behaviour as configured (its item lists are empty: see
+    /// [`current_spec`](Self::current_spec)).
+    pub(crate) fn spec(&self) -> &ServerSpec {
+        &self.spec
+    }
+
+    /// The server as plain data, with the catalog and keys as they are now (for
+    /// `servers.json`).
     pub(crate) fn current_spec(&self) -> ServerSpec {
         ServerSpec {
             tools: self.catalog.tools.all(),
@@ -203,12 +241,22 @@ impl Engine {
         }
     }
 
-    pub(crate) fn serves_prompts(&self) -> bool {
-        self.serves_prompts
+    /// The traffic log this server writes to.
+    pub(crate) fn log(&self) -> &Arc<TrafficLog> {
+        &self.log
     }
 
-    pub(crate) fn serves_resources(&self) -> bool {
-        self.serves_resources
+    /// The tag of this server's records in a shared log.
+    pub(crate) fn source(&self) -> u64 {
+        self.source
+    }
+
+    /// Queues the listing's `list_changed` notification for every live session and every
+    /// listen stream that opted in.
+    pub(crate) fn notify_list_changed(&self, listing: Listing) {
+        self.sessions
+            .broadcast(&jsonrpc::notification(listing.notification(), None));
+        self.listeners.list_changed(listing);
     }
 
     /// Sends `notifications/resources/updated` to the sessions subscribed to `uri`
@@ -223,74 +271,4 @@ impl Engine {
             ),
         );
     }
-
-    /// `serverInfo` (spec `Implementation`).
-    pub(crate) fn server_info(&self) -> Value {
-        let mut info = json!({ "name": self.spec.name, "version": self.spec.version });
-        if let (Some(title), Some(object)) = (&self.spec.title, info.as_object_mut()) {
-            object.insert("title".into(), json!(title));
-        }
-        info
-    }
-
-    pub(crate) fn versions_list(&self) -> String {
-        self.versions
-            .iter()
-            .map(|v| v.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// Applies a catalog edit and, when clients can see the difference, queues the
-    /// listing's `list_changed` notification for every live session and every listen stream
-    /// that opted in.
-    pub(crate) fn edit(
-        &self,
-        listing: Listing,
-        edit: impl FnOnce(&Catalog) -> Result<bool, Error>,
-    ) -> Result<(), Error> {
-        if edit(&self.catalog)? {
-            self.sessions
-                .broadcast(&jsonrpc::notification(listing.notification(), None));
-            self.listeners.list_changed(listing);
-        }
-        Ok(())
-    }
-}
-
-/// The router of one server: the MCP endpoint at `/mcp`, every exchange captured.
-pub(crate) fn router(engine: Arc<Engine>) -> Router {
-    router_at(engine, "/mcp")
-}
-
-/// The router of one server with its MCP endpoint at `path` (the app uses `/s/NAME/mcp`)
-/// and its manifest beside it.
-pub(crate) fn router_at(engine: Arc<Engine>, path: &str) -> Router {
-    if let Some(oauth) = &engine.oauth {
-        oauth.set_mount(path);
-    }
-    Router::new()
-        .route(path, post(http::post).get(http::get).delete(http::delete))
-        // The bearer-token check runs after the guard's Host check (layers wrap outwards).
-        .route_layer(axum::middleware::from_fn_with_state(
-            engine.clone(),
-            oauth::guard,
-        ))
-        // Inside the capture layer, so the log records every exchange a guard refuses.
-        .route_layer(axum::middleware::from_fn_with_state(
-            engine.clone(),
-            guard::mcp,
-        ))
-        .merge(manifest::routes(path))
-        // OAuth endpoints and well-known documents, claimed before routing because their
-        // paths follow the live configuration (an authorization-server migration moves them).
-        .layer(axum::middleware::from_fn_with_state(
-            engine.clone(),
-            oauth::endpoints,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            engine.clone(),
-            capture::exchange,
-        ))
-        .with_state(engine)
 }

@@ -64,7 +64,7 @@ pub(crate) fn routes() -> Router<Arc<App>> {
 
 /// The log source of the server named `server`, or 404 naming `server`.
 fn source_of(app: &App, server: &str) -> Result<u64, ApiError> {
-    hosted(app, server).map(|hosted| hosted.engine.source)
+    hosted(app, server).map(|hosted| hosted.engine.source())
 }
 
 type Params = Result<Query<HashMap<String, String>>, QueryRejection>;
@@ -449,7 +449,7 @@ impl Tail {
         self.app
             .registry
             .get(&self.server)
-            .is_some_and(|hosted| hosted.engine.source == self.source)
+            .is_some_and(|hosted| hosted.engine.source() == self.source)
     }
 
     /// The next event, or `None` when the stream should end.

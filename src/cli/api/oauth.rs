@@ -158,7 +158,7 @@ pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
 /// The server and its OAuth state, or the `404` the guide's routes answer.
 fn with_oauth(app: &App, server: &str) -> Result<Hosted, ApiError> {
     let hosted = hosted(app, server)?;
-    if hosted.engine.oauth.is_none() {
+    if hosted.engine.oauth().is_none() {
         return Err(
             ApiError::not_found(format!("server `{server}` does not use OAuth")).field("server"),
         );
@@ -169,8 +169,7 @@ fn with_oauth(app: &App, server: &str) -> Result<Hosted, ApiError> {
 fn oauth_of(hosted: &Hosted) -> &AuthServer {
     hosted
         .engine
-        .oauth
-        .as_ref()
+        .oauth()
         .expect("with_oauth checked that the server uses OAuth")
 }
 
@@ -179,7 +178,7 @@ async fn list(
     Path(server): Path<String>,
 ) -> Result<axum::Json<Vec<Token>>, ApiError> {
     let hosted = with_oauth(&app, &server)?;
-    let now = hosted.engine.clock.now();
+    let now = hosted.engine.now();
     Ok(axum::Json(
         oauth_of(&hosted)
             .tokens(now)
@@ -196,7 +195,7 @@ async fn revoke_all(
     // Under the write lock, so a rebuild cannot move the tokens away mid-revoke.
     let _writes = app.writes.lock().await;
     let hosted = with_oauth(&app, &server)?;
-    oauth_of(&hosted).revoke_all(hosted.engine.clock.now());
+    oauth_of(&hosted).revoke_all(hosted.engine.now());
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -209,7 +208,7 @@ async fn revoke(
     let oauth = oauth_of(&hosted);
     // Only live tokens are listed, so only live ones can be revoked by id.
     let live = oauth
-        .tokens(hosted.engine.clock.now())
+        .tokens(hosted.engine.now())
         .iter()
         .any(|t| t.id == token);
     if live && oauth.revoke(&token) {

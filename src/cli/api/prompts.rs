@@ -16,10 +16,8 @@ use serde_json::Value;
 use super::ApiError;
 use super::body::{JsonBody, merge, object};
 use super::openapi::{Docs, Operation};
-use super::resources::add_or_rebuild;
 use super::support::{commit, created, edit_catalog, hosted};
 use crate::cli::App;
-use crate::engine::Listing;
 use crate::error::Error;
 use crate::spec::{PromptArgumentSpec, PromptSpec};
 
@@ -128,9 +126,7 @@ fn catalog_error(server: &str, prompt: &str, error: Error) -> ApiError {
 fn find(app: &App, server: &str, prompt: &str) -> Result<PromptSpec, ApiError> {
     hosted(app, server)?
         .engine
-        .catalog
-        .prompts
-        .all()
+        .items::<PromptSpec>()
         .into_iter()
         .find(|p| p.name == prompt)
         .ok_or_else(|| no_prompt(server, prompt))
@@ -140,7 +136,7 @@ async fn list(
     State(app): State<Arc<App>>,
     Path(server): Path<String>,
 ) -> Result<Json<Vec<PromptSpec>>, ApiError> {
-    Ok(Json(hosted(&app, &server)?.engine.catalog.prompts.all()))
+    Ok(Json(hosted(&app, &server)?.engine.items::<PromptSpec>()))
 }
 
 async fn create(
@@ -151,17 +147,10 @@ async fn create(
     let name = prompt.name.clone();
     let saved = commit(&app, || {
         let hosted = hosted(&app, &server)?;
-        let serves = hosted.engine.serves_prompts();
-        add_or_rebuild(
-            &app,
-            &server,
-            &hosted,
-            serves,
-            Listing::Prompts,
-            |c| c.prompts.add(prompt.clone()),
-            |spec| spec.prompts.push(prompt.clone()),
-        )
-        .map_err(|e| catalog_error(&server, &name, e))?;
+        hosted
+            .engine
+            .add(prompt.clone())
+            .map_err(|e| catalog_error(&server, &name, e))?;
         Ok(prompt)
     })
     .await?;
@@ -194,8 +183,7 @@ async fn update(
             edit_catalog(
                 &app,
                 &server,
-                Listing::Prompts,
-                |c| c.prompts.modify(&prompt, |p| *p = next.clone()),
+                |e| e.update(&prompt, next.clone()),
                 |e| catalog_error(&server, &prompt, e),
             )?;
         }
@@ -213,8 +201,7 @@ async fn remove(
         edit_catalog(
             &app,
             &server,
-            Listing::Prompts,
-            |c| c.prompts.remove(&prompt),
+            |e| e.remove::<PromptSpec>(&prompt),
             |e| catalog_error(&server, &prompt, e),
         )?;
         Ok(StatusCode::NO_CONTENT)

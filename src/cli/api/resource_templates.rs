@@ -18,10 +18,9 @@ use serde_json::Value;
 use super::ApiError;
 use super::body::{JsonBody, merge, object};
 use super::openapi::{Docs, Operation};
-use super::resources::{FIRST_ITEM, add_or_rebuild, catalog_error};
+use super::resources::{FIRST_ITEM, catalog_error};
 use super::support::{commit, created, edit_catalog, encode_segment, hosted};
 use crate::cli::App;
-use crate::engine::Listing;
 use crate::spec::ResourceTemplateSpec;
 
 /// The body of `PATCH /servers/{server}/resource-templates/{template}`: each member given
@@ -138,9 +137,7 @@ fn find_template(
 ) -> Result<ResourceTemplateSpec, ApiError> {
     hosted(app, server)?
         .engine
-        .catalog
-        .templates
-        .all()
+        .items::<ResourceTemplateSpec>()
         .into_iter()
         .find(|t| t.uri_template == template)
         .ok_or_else(|| no_template(server, template))
@@ -150,7 +147,11 @@ async fn list_templates(
     State(app): State<Arc<App>>,
     Path(server): Path<String>,
 ) -> Result<Json<Vec<ResourceTemplateSpec>>, ApiError> {
-    Ok(Json(hosted(&app, &server)?.engine.catalog.templates.all()))
+    Ok(Json(
+        hosted(&app, &server)?
+            .engine
+            .items::<ResourceTemplateSpec>(),
+    ))
 }
 
 async fn create_template(
@@ -161,17 +162,10 @@ async fn create_template(
     let key = template.uri_template.clone();
     let saved = commit(&app, || {
         let hosted = hosted(&app, &server)?;
-        let serves = hosted.engine.serves_resources();
-        add_or_rebuild(
-            &app,
-            &server,
-            &hosted,
-            serves,
-            Listing::Resources,
-            |c| c.templates.add(template.clone()),
-            |spec| spec.resource_templates.push(template.clone()),
-        )
-        .map_err(|e| catalog_error(e, "uriTemplate", || no_template(&server, &key)))?;
+        hosted
+            .engine
+            .add(template.clone())
+            .map_err(|e| catalog_error(e, "uriTemplate", || no_template(&server, &key)))?;
         Ok(template)
     })
     .await?;
@@ -204,8 +198,7 @@ async fn update_template(
             edit_catalog(
                 &app,
                 &server,
-                Listing::Resources,
-                |c| c.templates.modify(&template, |t| *t = next.clone()),
+                |e| e.update(&template, next.clone()),
                 |e| catalog_error(e, "uriTemplate", || no_template(&server, &template)),
             )?;
         }
@@ -223,8 +216,7 @@ async fn remove_template(
         edit_catalog(
             &app,
             &server,
-            Listing::Resources,
-            |c| c.templates.remove(&template),
+            |e| e.remove::<ResourceTemplateSpec>(&template),
             |e| catalog_error(e, "uriTemplate", || no_template(&server, &template)),
         )?;
         Ok(StatusCode::NO_CONTENT)

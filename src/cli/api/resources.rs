@@ -28,10 +28,8 @@ use super::body::{JsonBody, decode, merge, object};
 use super::openapi::{Docs, Operation};
 use super::support::{commit, created, edit_catalog, encode_segment, hosted};
 use crate::cli::App;
-use crate::cli::registry::Hosted;
-use crate::engine::{Catalog, Listing};
 use crate::error::Error;
-use crate::spec::{ResourceBody, ResourceSpec, ServerSpec};
+use crate::spec::{ResourceBody, ResourceSpec};
 
 /// The body of `PATCH /servers/{server}/resources/{uri}`: each member given replaces that
 /// field, `null` resets it. Giving `text` turns a blob resource into a text one, and the
@@ -90,8 +88,8 @@ pub(crate) fn routes() -> Router<Arc<App>> {
 
 /// What creating the first resource, template or prompt of a server does.
 pub(crate) const FIRST_ITEM: &str = "A server that started without resources or resource \
-    templates does not declare the `resources` capability: adding its first one rebuilds the \
-    server, which closes its sessions so reconnecting clients see the capability.";
+    templates does not declare the `resources` capability: adding its first one declares \
+    it and closes the server's sessions, so reconnecting clients see the capability.";
 
 pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
     let resource = docs.schema::<ResourceSpec>();
@@ -146,27 +144,6 @@ pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
     ]
 }
 
-/// Adds an item live, or, on a server without the `resources` (or `prompts`) capability,
-/// rebuilds the server with it so the capability is declared.
-pub(crate) fn add_or_rebuild(
-    app: &App,
-    server: &str,
-    hosted: &Hosted,
-    serves: bool,
-    listing: Listing,
-    add: impl FnOnce(&Catalog) -> Result<bool, Error>,
-    push: impl FnOnce(&mut ServerSpec),
-) -> Result<(), Error> {
-    if serves {
-        hosted.engine.edit(listing, add)?;
-    } else {
-        let mut spec = hosted.engine.current_spec();
-        push(&mut spec);
-        app.registry.replace(server, spec)?;
-    }
-    Ok(())
-}
-
 fn no_resource(server: &str, uri: &str) -> ApiError {
     ApiError::not_found(format!("server `{server}` has no resource `{uri}`")).field("uri")
 }
@@ -188,9 +165,7 @@ pub(crate) fn catalog_error(
 fn find_resource(app: &App, server: &str, uri: &str) -> Result<ResourceSpec, ApiError> {
     hosted(app, server)?
         .engine
-        .catalog
-        .resources
-        .all()
+        .items::<ResourceSpec>()
         .into_iter()
         .find(|r| r.uri == uri)
         .ok_or_else(|| no_resource(server, uri))
@@ -247,7 +222,7 @@ async fn list_resources(
     State(app): State<Arc<App>>,
     Path(server): Path<String>,
 ) -> Result<Json<Vec<ResourceSpec>>, ApiError> {
-    Ok(Json(hosted(&app, &server)?.engine.catalog.resources.all()))
+    Ok(Json(hosted(&app, &server)?.engine.items::<ResourceSpec>()))
 }
 
 async fn create_resource(
@@ -261,17 +236,10 @@ async fn create_resource(
     let uri = resource.uri.clone();
     let saved = commit(&app, || {
         let hosted = hosted(&app, &server)?;
-        let serves = hosted.engine.serves_resources();
-        add_or_rebuild(
-            &app,
-            &server,
-            &hosted,
-            serves,
-            Listing::Resources,
-            |c| c.resources.add(resource.clone()),
-            |spec| spec.resources.push(resource.clone()),
-        )
-        .map_err(|e| catalog_error(e, "uri", || no_resource(&server, &uri)))?;
+        hosted
+            .engine
+            .add(resource.clone())
+            .map_err(|e| catalog_error(e, "uri", || no_resource(&server, &uri)))?;
         Ok(resource)
     })
     .await?;
@@ -305,8 +273,7 @@ async fn update_resource(
             let engine = edit_catalog(
                 &app,
                 &server,
-                Listing::Resources,
-                |c| c.resources.modify(&uri, |r| *r = next.clone()),
+                |e| e.update(&uri, next.clone()),
                 |e| catalog_error(e, "uri", || no_resource(&server, &uri)),
             )?;
             engine.resource_updated(&next.uri);
@@ -325,8 +292,7 @@ async fn remove_resource(
         edit_catalog(
             &app,
             &server,
-            Listing::Resources,
-            |c| c.resources.remove(&uri),
+            |e| e.remove::<ResourceSpec>(&uri),
             |e| catalog_error(e, "uri", || no_resource(&server, &uri)),
         )?;
         Ok(StatusCode::NO_CONTENT)

@@ -24,6 +24,7 @@ use crate::cli::App;
 use crate::cli::config::check_server_name;
 use crate::cli::registry::Hosted;
 use crate::engine::guard;
+use crate::spec::{PromptSpec, ResourceSpec, ResourceTemplateSpec, ToolSpec};
 use crate::spec::{ProtocolVersion, ResponseMode, ServerSpec};
 
 /// A server as `GET /servers` lists it.
@@ -188,19 +189,19 @@ pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
 
 fn summary(app: &App, name: &str, hosted: &Hosted) -> ServerSummary {
     let engine = &hosted.engine;
-    let tools = engine.catalog.tools.all();
+    let tools = engine.items::<ToolSpec>();
     ServerSummary {
         name: name.to_string(),
-        title: engine.spec.title.clone(),
-        version: engine.spec.version.clone(),
+        title: engine.spec().title.clone(),
+        version: engine.spec().version.clone(),
         url: app.mcp_url(name),
         published_tools: tools.iter().filter(|t| t.published).count(),
         tools: tools.len(),
-        resources: engine.catalog.resources.all().len(),
-        resource_templates: engine.catalog.templates.all().len(),
-        prompts: engine.catalog.prompts.all().len(),
-        sessions: engine.sessions.list().len(),
-        response_mode: engine.spec.response_mode,
+        resources: engine.items::<ResourceSpec>().len(),
+        resource_templates: engine.items::<ResourceTemplateSpec>().len(),
+        prompts: engine.items::<PromptSpec>().len(),
+        sessions: engine.sessions().len(),
+        response_mode: engine.spec().response_mode,
     }
 }
 
@@ -208,7 +209,7 @@ pub(crate) fn detail(app: &App, hosted: &Hosted) -> ServerDetail {
     let server = hosted.engine.current_spec();
     ServerDetail {
         url: app.mcp_url(&server.name),
-        sessions: hosted.engine.sessions.list().len(),
+        sessions: hosted.engine.sessions().len(),
         manifest_url: server.manifest.then(|| {
             format!(
                 "{}/s/{}/.well-known/mcp-server.json",
@@ -308,7 +309,7 @@ async fn update(
             ..next.clone()
         } == current;
         if keys_only {
-            current_host.engine.guard.set_api_keys(next.api_keys);
+            current_host.engine.set_api_keys(next.api_keys);
             return Ok(detail(&app, &current_host));
         }
         if next.name != server && app.registry.get(&next.name).is_some() {

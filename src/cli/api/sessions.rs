@@ -95,8 +95,7 @@ async fn list(
     Ok(Json(
         hosted
             .engine
-            .sessions
-            .list()
+            .sessions()
             .into_iter()
             .map(Session::from)
             .collect(),
@@ -107,7 +106,7 @@ async fn close(
     State(app): State<Arc<App>>,
     Path((server, session)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
-    if hosted(&app, &server)?.engine.sessions.remove(&session) {
+    if hosted(&app, &server)?.engine.close_session(&session) {
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::ApiError;
 use crate::cli::App;
 use crate::cli::registry::Hosted;
-use crate::engine::{Catalog, Engine, Listing};
+use crate::engine::Engine;
 use crate::error::Error;
 
 /// The hosted server `name`, or a `404` naming it.
@@ -20,18 +20,17 @@ pub(crate) fn hosted(app: &App, name: &str) -> Result<Hosted, ApiError> {
         .ok_or_else(|| ApiError::not_found(format!("no server named `{name}`")).field("server"))
 }
 
-/// Applies an edit to `server`'s catalog (clients hear `listing`'s `list_changed` when they
-/// can see the difference), mapping a refusal with the item kind's own `refused`; returns
-/// the engine for follow-up work.
+/// Applies an engine edit to `server`'s catalog (clients hear `list_changed` when they can
+/// see the difference), mapping a refusal with the item kind's own `refused`; returns the
+/// engine for follow-up work.
 pub(crate) fn edit_catalog(
     app: &App,
     server: &str,
-    listing: Listing,
-    edit: impl FnOnce(&Catalog) -> Result<bool, Error>,
+    edit: impl FnOnce(&Engine) -> Result<(), Error>,
     refused: impl FnOnce(Error) -> ApiError,
 ) -> Result<Arc<Engine>, ApiError> {
     let engine = hosted(app, server)?.engine;
-    engine.edit(listing, edit).map_err(refused)?;
+    edit(&engine).map_err(refused)?;
     Ok(engine)
 }
 

@@ -20,7 +20,6 @@ use super::body::{JsonBody, decode, merge, object};
 use super::openapi::{Docs, Operation};
 use super::support::{commit, created, edit_catalog, hosted};
 use crate::cli::App;
-use crate::engine::Listing;
 use crate::error::Error;
 use crate::spec::{ResponseSpec, Step, ToolAnnotations, ToolSpec};
 
@@ -129,9 +128,7 @@ pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
 fn find(app: &App, server: &str, tool: &str) -> Result<ToolSpec, ApiError> {
     hosted(app, server)?
         .engine
-        .catalog
-        .tools
-        .all()
+        .items::<ToolSpec>()
         .into_iter()
         .find(|t| t.name == tool)
         .ok_or_else(|| no_tool(server, tool))
@@ -153,7 +150,7 @@ async fn list(
     State(app): State<Arc<App>>,
     Path(server): Path<String>,
 ) -> Result<Json<Vec<ToolSpec>>, ApiError> {
-    Ok(Json(hosted(&app, &server)?.engine.catalog.tools.all()))
+    Ok(Json(hosted(&app, &server)?.engine.items::<ToolSpec>()))
 }
 
 async fn create(
@@ -169,9 +166,7 @@ async fn create(
     let name = tool.name.clone();
     let saved = commit(&app, || {
         let hosted = hosted(&app, &server)?;
-        hosted
-            .engine
-            .edit(Listing::Tools, |c| c.tools.add(tool.clone()))?;
+        hosted.engine.add(tool.clone())?;
         Ok(tool)
     })
     .await?;
@@ -199,19 +194,12 @@ async fn update(
         let next: ToolSpec = merge::<_, ToolPatch>(&current, patch)?;
         // A no-op (publishing a published tool) changes nothing clients see.
         if next != current {
-            let engine = edit_catalog(
+            edit_catalog(
                 &app,
                 &server,
-                Listing::Tools,
-                |c| c.tools.modify(&tool, |t| *t = next.clone()),
+                |e| e.update(&tool, next.clone()),
                 |e| catalog_error(&server, &tool, e),
             )?;
-            // A rename keeps the tool's call count and its place in its response sequences,
-            // as the fixture's `rename_tool` does.
-            if next.name != tool {
-                engine.catalog.move_calls(&tool, &next.name);
-                crate::engine::responses::rename(&engine, &tool, &next.name);
-            }
         }
         Ok(next)
     })
@@ -227,8 +215,7 @@ async fn remove(
         edit_catalog(
             &app,
             &server,
-            Listing::Tools,
-            |c| c.tools.remove(&tool),
+            |e| e.remove::<ToolSpec>(&tool),
             |e| catalog_error(&server, &tool, e),
         )?;
         Ok(StatusCode::NO_CONTENT)

@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use crate::engine::dispatch::RequestCtx;
-use crate::engine::jsonrpc::RpcError;
+use crate::engine::methods::RequestCtx;
+use crate::engine::protocol::jsonrpc::RpcError;
 use crate::engine::uri_template::UriTemplate;
 
 /// server/utilities/completion "Completion Results": "Maximum 100 items per response".

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::engine::Engine;
-use crate::engine::era;
-use crate::engine::jsonrpc::RpcError;
-use crate::engine::session::Session;
+use crate::engine::protocol::era;
+use crate::engine::protocol::jsonrpc::RpcError;
+use crate::engine::state::session::Session;
 
 /// Checks the `initialize` params, negotiates the revision and opens a session.
 pub(crate) fn initialize(
@@ -41,10 +41,10 @@ pub(crate) fn initialize(
     }
     let Some(version) = era::negotiate(requested, &engine.versions) else {
         return Err(RpcError::new(
-            crate::engine::jsonrpc::code::INVALID_REQUEST,
+            crate::engine::protocol::jsonrpc::code::INVALID_REQUEST,
             format!(
                 "initialize: this server serves only the stateless protocol ({}), which has no initialize; send requests with `_meta` instead",
-                engine.versions_list()
+                crate::engine::protocol::modern::versions_list(&engine.versions)
             ),
         )
         .with_data(json!({ "supported": engine.versions.iter().map(|v| v.as_str()).collect::<Vec<_>>(), "requested": requested })));

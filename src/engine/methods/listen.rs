@@ -17,8 +17,9 @@ use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, watch};
 
-use crate::engine::jsonrpc::{self, RpcError, code};
-use crate::engine::{Engine, Listing, modern};
+use crate::engine::methods::discover;
+use crate::engine::protocol::jsonrpc::{self, RpcError, code};
+use crate::engine::{Engine, Listing};
 
 /// The `_meta` key that ties every message of a listen stream to its request
 /// (`basic/index.mdx`: the value is the listen request's JSON-RPC id).
@@ -289,7 +290,7 @@ pub(crate) fn open(engine: &Engine, id: &Value, params: &Value) -> Result<Subscr
             "notifications": filter.to_json(),
         })),
     );
-    let result = modern::finish_result(
+    let result = discover::finish_result(
         engine,
         "subscriptions/listen",
         json!({ "_meta": { META_SUBSCRIPTION_ID: id } }),

@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use crate::engine::dispatch::RequestCtx;
-use crate::engine::jsonrpc::RpcError;
+use crate::engine::methods::RequestCtx;
+use crate::engine::protocol::jsonrpc::RpcError;
 use crate::spec::LogLevel;
 
 pub(crate) fn set_level(ctx: &RequestCtx) -> Result<Value, RpcError> {

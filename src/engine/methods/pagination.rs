@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use crate::engine::dispatch::RequestCtx;
-use crate::engine::jsonrpc::RpcError;
+use crate::engine::methods::RequestCtx;
+use crate::engine::protocol::jsonrpc::RpcError;
 
 /// The page of `items` the request's `cursor` asks for, as `{<key>: [...], nextCursor?}`.
 pub(crate) fn page(

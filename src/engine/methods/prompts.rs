@@ -2,9 +2,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::dispatch::RequestCtx;
-use crate::engine::jsonrpc::{RpcError, code};
+use crate::engine::methods::RequestCtx;
 use crate::engine::methods::pagination;
+use crate::engine::protocol::jsonrpc::{RpcError, code};
 use crate::engine::{schema, template};
 use crate::spec::PromptSpec;
 
@@ -62,7 +62,7 @@ pub(crate) fn get(ctx: &RequestCtx) -> Result<Value, RpcError> {
 /// (server/prompts "Capabilities"; server/utilities/completion names -32601 for an
 /// unsupported capability).
 fn served(ctx: &RequestCtx, method: &str) -> Result<(), RpcError> {
-    if ctx.engine.serves_prompts {
+    if ctx.engine.serves_prompts() {
         Ok(())
     } else {
         Err(RpcError::new(

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::dispatch::{RequestCtx, method_not_found};
-use crate::engine::jsonrpc::{RpcError, code};
 use crate::engine::methods::pagination;
+use crate::engine::methods::{RequestCtx, method_not_found};
+use crate::engine::protocol::jsonrpc::{RpcError, code};
 use crate::engine::uri_template::UriTemplate;
 use crate::engine::{schema, template};
 use crate::spec::ResourceTemplateSpec;

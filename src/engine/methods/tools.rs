@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::dispatch::RequestCtx;
-use crate::engine::jsonrpc::RpcError;
+use crate::engine::methods::RequestCtx;
+use crate::engine::methods::mrtr;
 use crate::engine::methods::pagination;
-use crate::engine::mrtr;
+use crate::engine::protocol::jsonrpc::RpcError;
 use crate::engine::template::{self, Rendered};
 use crate::spec::{AskMethod, Listing, Step, ToolSpec};
 
@@ -210,7 +210,7 @@ async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> R
                 };
                 // Clients were not told this server has prompts or resources: no news.
                 if declared {
-                    let _ = engine.edit(*listing, |_| Ok(true));
+                    engine.notify_list_changed(*listing);
                 }
             }
         }

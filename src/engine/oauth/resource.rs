@@ -17,8 +17,8 @@ use super::AuthServer;
 use super::issuer::Context;
 use super::store::Token;
 use crate::engine::Engine;
-use crate::engine::dispatch::Principal;
-use crate::engine::jsonrpc::{self, RpcError, code};
+use crate::engine::methods::Principal;
+use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 
 /// Middleware on the MCP endpoint (inside the capture layer, so refusals are recorded).
 pub(crate) async fn guard(

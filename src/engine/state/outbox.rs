@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::jsonrpc;
 use super::session::Session;
 use super::stream::STANDALONE;
+use crate::engine::protocol::jsonrpc;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Outbox {

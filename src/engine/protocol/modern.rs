@@ -2,17 +2,20 @@
 //! requests that carry their protocol version and the client's capabilities in `_meta`,
 //! checked against the request headers (`2026-07-28/basic/transports/streamable-http.mdx`,
 //! `basic/index.mdx`, `basic/versioning.mdx`, `server/discover.mdx`,
-//! `server/utilities/caching.mdx`). Each request gets a detached session that lives as long
-//! as the request, so the method handlers are the legacy ones.
+//! `server/utilities/caching.mdx`): which message belongs to which era, and the checks a
+//! modern request must pass, in the order the conformance suite applies them.
+//!
+//! The header checks are Streamable HTTP's: a transport without headers (a byte stream)
+//! passes `None` and only the `_meta` rules apply.
 
-use std::sync::Arc;
-
-use axum::http::{HeaderMap, StatusCode};
 use base64::Engine as _;
+use http::HeaderMap;
 use serde_json::{Map, Value, json};
 
-use super::Engine;
 use super::jsonrpc::{RpcError, code};
+use super::method::{INITIALIZE, Method};
+use super::{SESSION_HEADER, Status, VERSION_HEADER};
+use crate::engine::validate::headers::{is_tchar, param_headers};
 use crate::spec::{AskMethod, LogLevel, ProtocolVersion, Step, ToolSpec};
 
 /// `_meta` keys of a modern request (`basic/index.mdx`, "Request metadata").
@@ -20,12 +23,10 @@ pub(crate) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+pub(crate) const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
-const VERSION_HEADER: &str = "mcp-protocol-version";
 const METHOD_HEADER: &str = "mcp-method";
 const NAME_HEADER: &str = "mcp-name";
-const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Methods that exist only in the legacy era; a modern request for them is an unknown
 /// method (`2026-07-28/deprecated.mdx`).
@@ -38,7 +39,7 @@ const LEGACY_ONLY: &[&str] = &[
 ];
 
 /// Methods whose complete results carry caching hints (`server/utilities/caching.mdx`).
-const CACHEABLE: &[&str] = &[
+pub(crate) const CACHEABLE: &[&str] = &[
     "server/discover",
     "tools/list",
     "prompts/list",
@@ -51,15 +52,19 @@ const CACHEABLE: &[&str] = &[
 /// version, or it names a non-legacy version in the header without a legacy session. A
 /// server that serves no modern version has no modern era at all, and a server that serves
 /// only modern versions has nothing else (`basic/versioning.mdx`, "Backward Compatibility").
-pub(crate) fn is_modern(engine: &Engine, message: &Value, headers: &HeaderMap) -> bool {
+pub(crate) fn is_modern(
+    served: &[ProtocolVersion],
+    message: &Value,
+    headers: Option<&HeaderMap>,
+) -> bool {
     // A legacy-only server answers a modern request as a legacy one would (400: no
     // session), which is what tells a dual-era client to fall back to `initialize`.
-    if !engine.versions.iter().any(|v| v.is_modern()) {
+    if !served.iter().any(|v| v.is_modern()) {
         return false;
     }
     // A modern-only server validates everything as modern: a legacy `initialize` fails
     // header validation with 400, as the compatibility matrix says.
-    if engine.versions.iter().all(|v| v.is_modern()) {
+    if served.iter().all(|v| v.is_modern()) {
         return true;
     }
     let meta_version = message
@@ -70,6 +75,10 @@ pub(crate) fn is_modern(engine: &Engine, message: &Value, headers: &HeaderMap) -
     if meta_version {
         return true;
     }
+    // Without headers (a byte stream) only `_meta` tells.
+    let Some(headers) = headers else {
+        return false;
+    };
     if headers.contains_key(SESSION_HEADER) {
         return false;
     }
@@ -78,7 +87,7 @@ pub(crate) fn is_modern(engine: &Engine, message: &Value, headers: &HeaderMap) -
         Some(Some(version)) => version.is_modern(),
         // A version this server does not know at all, outside any session: answer as modern
         // (-32022), which tells a modern client what is served.
-        Some(None) => message.get("method").and_then(Value::as_str) != Some("initialize"),
+        Some(None) => message.get("method").and_then(Value::as_str) != Some(INITIALIZE),
         None => false,
     }
 }
@@ -92,8 +101,30 @@ pub(crate) struct Declared {
     pub(crate) log_level: Option<LogLevel>,
 }
 
-/// A refused request: the HTTP status and the JSON-RPC error.
-pub(crate) type Refusal = (StatusCode, RpcError);
+/// A refused request: how it stands and the JSON-RPC error.
+pub(crate) type Refusal = (Status, RpcError);
+
+/// What the server serves, as far as the checks of one request need it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Served<'a> {
+    /// Served revisions, newest first.
+    pub(crate) versions: &'a [ProtocolVersion],
+    /// The tool a `tools/call` names, when the catalog has it.
+    pub(crate) tool: Option<&'a ToolSpec>,
+    /// Whether the server declares the capability the method belongs to: capabilities
+    /// match handlers, so a method of an undeclared one is an unknown method, 404 like any
+    /// other (`server/discover.mdx`; transports, "Protocol Version Header").
+    pub(crate) declares_method: bool,
+}
+
+/// `2025-11-25, 2025-06-18`: the served revisions, as error messages name them.
+pub(crate) fn versions_list(versions: &[ProtocolVersion]) -> String {
+    versions
+        .iter()
+        .map(|v| v.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
@@ -103,7 +134,7 @@ fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
 
 fn mismatch(message: String) -> Refusal {
     (
-        StatusCode::BAD_REQUEST,
+        Status::BadRequest,
         RpcError::new(code::HEADER_MISMATCH, message),
     )
 }
@@ -112,24 +143,27 @@ fn mismatch(message: String) -> Refusal {
 /// them (spec README, section 3): header version present, required `_meta`, header equals
 /// `_meta`, version served, then `Mcp-Method` / `Mcp-Name`, then routing.
 pub(crate) fn check(
-    engine: &Engine,
-    headers: &HeaderMap,
+    served: Served<'_>,
+    headers: Option<&HeaderMap>,
     method: &str,
     params: &Value,
 ) -> Result<Declared, Refusal> {
-    let header_version = header_text(headers, VERSION_HEADER).ok_or_else(|| {
-        mismatch(format!(
-            "the MCP-Protocol-Version header is required on every 2026-07-28 request; this server supports {}",
-            engine.versions_list()
-        ))
-    })?;
+    let header_version = match headers {
+        Some(headers) => Some(header_text(headers, VERSION_HEADER).ok_or_else(|| {
+            mismatch(format!(
+                "the MCP-Protocol-Version header is required on every 2026-07-28 request; this server supports {}",
+                versions_list(served.versions)
+            ))
+        })?),
+        None => None,
+    };
     let meta = params.get("_meta").and_then(Value::as_object);
     let meta_version = meta
         .and_then(|m| m.get(META_VERSION))
         .and_then(Value::as_str)
         .ok_or_else(|| {
             (
-                StatusCode::BAD_REQUEST,
+                Status::BadRequest,
                 RpcError::invalid_params(format!(
                     "`params._meta[\"{META_VERSION}\"]` is required (a string naming the protocol version)"
                 )),
@@ -141,50 +175,50 @@ pub(crate) fn check(
         .cloned()
         .ok_or_else(|| {
             (
-                StatusCode::BAD_REQUEST,
+                Status::BadRequest,
                 RpcError::invalid_params(format!(
                     "`params._meta[\"{META_CAPABILITIES}\"]` is required (an object of the client's capabilities)"
                 )),
             )
         })?;
-    if header_version != meta_version {
+    if let Some(header_version) = header_version.filter(|h| h != meta_version) {
         return Err(mismatch(format!(
             "MCP-Protocol-Version header `{header_version}` does not match `_meta` protocolVersion `{meta_version}`"
         )));
     }
-    let served: Vec<&str> = engine.versions.iter().map(|v| v.as_str()).collect();
+    let names: Vec<&str> = served.versions.iter().map(|v| v.as_str()).collect();
     let version = ProtocolVersion::parse(meta_version)
-        .filter(|v| v.is_modern() && engine.versions.contains(v))
+        .filter(|v| v.is_modern() && served.versions.contains(v))
         .ok_or_else(|| {
             (
-                StatusCode::BAD_REQUEST,
+                Status::BadRequest,
                 RpcError::new(
                     code::UNSUPPORTED_PROTOCOL_VERSION,
-                    format!("protocol version `{meta_version}` is not supported; this server supports {}", served.join(", ")),
+                    format!("protocol version `{meta_version}` is not supported; this server supports {}", names.join(", ")),
                 )
-                .with_data(json!({ "supported": served, "requested": meta_version })),
+                .with_data(json!({ "supported": names, "requested": meta_version })),
             )
         })?;
-    check_method_header(headers, method)?;
-    check_name_header(headers, method, params)?;
-    // Both tool checks read the same tool; look it up once.
-    let tool = called_tool(engine, method, params);
-    check_param_headers(headers, tool.as_deref(), params)?;
-    if LEGACY_ONLY.contains(&method) || !routable(method) || !declared_for(engine, method) {
+    if let Some(headers) = headers {
+        check_method_header(headers, method)?;
+        check_name_header(headers, method, params)?;
+        check_param_headers(headers, served.tool, params)?;
+    }
+    if LEGACY_ONLY.contains(&method) || Method::parse(method).is_none() || !served.declares_method {
         return Err((
-            StatusCode::NOT_FOUND,
+            Status::NotFound,
             RpcError::new(
                 code::METHOD_NOT_FOUND,
                 format!("Method not found: `{method}` is not a 2026-07-28 method of this server"),
             ),
         ));
     }
-    check_capabilities(tool.as_deref(), &capabilities)?;
+    check_capabilities(served.tool, &capabilities)?;
     let log_level = match meta.and_then(|m| m.get(META_LOG_LEVEL)) {
         None | Some(Value::Null) => None,
         Some(level) => Some(level.as_str().and_then(LogLevel::parse).ok_or_else(|| {
             (
-                StatusCode::BAD_REQUEST,
+                Status::BadRequest,
                 RpcError::invalid_params(format!(
                     "`params._meta[\"{META_LOG_LEVEL}\"]` must be one of debug, info, notice, warning, error, critical, alert, emergency; got {level}"
                 )),
@@ -203,32 +237,19 @@ pub(crate) fn check(
     })
 }
 
-fn routable(method: &str) -> bool {
-    super::dispatch::Method::parse(method).is_some()
-}
-
-/// Whether the server declares the capability `method` belongs to: capabilities match
-/// handlers, so a method of an undeclared one is an unknown method, 404 like any other
-/// (`server/discover.mdx`; transports, "Protocol Version Header").
-fn declared_for(engine: &Engine, method: &str) -> bool {
-    if method.starts_with("prompts/") {
-        engine.serves_prompts()
-    } else if method.starts_with("resources/") {
-        engine.serves_resources()
-    } else {
-        true
-    }
-}
-
 /// A refusal of `initialize`, which 2026-07-28 does not have, also names the versions this
 /// server supports: a legacy client has no way forward, and this message may be all its
 /// user sees (`basic/versioning.mdx`, "Backward Compatibility").
-pub(crate) fn explain_initialize(engine: &Engine, method: &str, mut error: RpcError) -> RpcError {
-    if method == "initialize" && !error.message.contains("this server supports") {
+pub(crate) fn explain_initialize(
+    versions: &[ProtocolVersion],
+    method: &str,
+    mut error: RpcError,
+) -> RpcError {
+    if method == INITIALIZE && !error.message.contains("this server supports") {
         error.message = format!(
             "{}; this server supports {} and 2026-07-28 has no initialize",
             error.message,
-            engine.versions_list()
+            versions_list(versions)
         );
     }
     error
@@ -288,13 +309,13 @@ fn check_param_headers(
         return Ok(());
     };
     let arguments = params.get("arguments").unwrap_or(&Value::Null);
-    for annotation in super::validate::param_headers(&tool.input_schema) {
+    for annotation in param_headers(&tool.input_schema) {
         // A tool published with `allow_invalid_headers` may carry annotations no client can
         // mirror; only well-formed names are checked.
         let Some(name) = annotation
             .header
             .as_str()
-            .filter(|n| !n.is_empty() && n.chars().all(super::validate::is_tchar))
+            .filter(|n| !n.is_empty() && n.chars().all(is_tchar))
         else {
             continue;
         };
@@ -394,17 +415,6 @@ pub(crate) fn decode_header_value(value: &str) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| "the =?base64?…?= value is not UTF-8".to_string())
 }
 
-/// The tool a `tools/call` names, when the catalog has it.
-fn called_tool(engine: &Engine, method: &str, params: &Value) -> Option<Arc<ToolSpec>> {
-    if method != "tools/call" {
-        return None;
-    }
-    params
-        .get("name")
-        .and_then(Value::as_str)
-        .and_then(|n| engine.catalog.tools.get(n))
-}
-
 /// A tool whose script asks the client for something needs that capability in this
 /// request's `_meta` (-32021 with `data.requiredCapabilities`, `basic/index.mdx`).
 fn check_capabilities(tool: Option<&ToolSpec>, declared: &Value) -> Result<(), Refusal> {
@@ -435,59 +445,13 @@ fn check_capabilities(tool: Option<&ToolSpec>, declared: &Value) -> Result<(), R
     }
     let names: Vec<&String> = required.keys().collect();
     Err((
-        StatusCode::BAD_REQUEST,
+        Status::BadRequest,
         RpcError::new(
             code::MISSING_CLIENT_CAPABILITY,
             format!("tool `{}` needs the client capabilities {names:?}, which this request's _meta does not declare", tool.name),
         )
         .with_data(json!({ "requiredCapabilities": Value::Object(required) })),
     ))
-}
-
-/// `server/discover` (`server/discover.mdx`).
-pub(crate) fn discover(engine: &Engine) -> Value {
-    let mut result = json!({
-        "supportedVersions": engine.versions.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
-        "capabilities": engine.capabilities(),
-    });
-    if let Some(instructions) = &engine.spec.instructions {
-        result["instructions"] = json!(instructions);
-    }
-    result
-}
-
-/// What every modern result carries: `resultType` (when the handler did not set one),
-/// the server's identity in `_meta`, and caching hints on cacheable complete results.
-pub(crate) fn finish_result(engine: &Engine, method: &str, mut result: Value) -> Value {
-    let Some(object) = result.as_object_mut() else {
-        return result;
-    };
-    object
-        .entry("resultType")
-        .or_insert_with(|| json!("complete"));
-    let complete = object.get("resultType") == Some(&json!("complete"));
-    if complete && CACHEABLE.contains(&method) {
-        object.entry("ttlMs").or_insert_with(|| json!(0));
-        object
-            .entry("cacheScope")
-            .or_insert_with(|| json!("public"));
-    }
-    let meta = object.entry("_meta").or_insert_with(|| json!({}));
-    if let Some(meta) = meta.as_object_mut() {
-        meta.insert(META_SERVER_INFO.into(), engine.server_info());
-    }
-    result
-}
-
-/// The detached session of one modern request.
-pub(crate) fn session_for(engine: &Engine, declared: &Declared) -> Arc<super::session::Session> {
-    let session = engine.sessions.detached(
-        declared.version,
-        declared.client_info.clone(),
-        declared.capabilities.clone(),
-    );
-    session.log_only_at(declared.log_level);
-    session
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use axum::serve::ListenerExt;
 use tokio::sync::oneshot;
 
-use super::{Engine, router};
+use super::router;
+use crate::engine::Engine;
 use crate::error::Error;
 
 /// A server that runs until [`Running::stop`] or drop.

@@ -3,9 +3,6 @@
 
 use crate::spec::ProtocolVersion;
 
-/// The header every request after `initialize` carries since 2025-06-18.
-pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
-
 /// The client's revision if served, else the newest served (lifecycle: the server "MUST
 /// respond with another protocol version it supports", which "SHOULD be the latest"). Only
 /// legacy revisions have `initialize`; `None` when the server serves none of them.

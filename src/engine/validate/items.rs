@@ -5,12 +5,72 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::catalog::Item;
-use super::schema;
-use super::template;
-use super::uri_template::UriTemplate;
+use super::headers::header_rules;
+use crate::engine::schema;
+use crate::engine::template;
+use crate::engine::uri_template::UriTemplate;
 use crate::error::{Error, ItemKind};
 use crate::spec::{PromptSpec, ResourceSpec, ResourceTemplateSpec, ServerSpec, Step, ToolSpec};
+
+/// Items of one kind a server may hold: a catalog edited in a loop (or over the app's REST
+/// API) must not grow without bound.
+pub(crate) const MAX_ITEMS: usize = 10_000;
+
+/// What the catalog needs to know of its items: how they are keyed and checked.
+pub(crate) trait Item: Clone {
+    const KIND: ItemKind;
+    /// The name or URI that identifies the item within its kind.
+    fn key(&self) -> &str;
+    /// Whether clients can list and use it (only tools have drafts).
+    fn visible(&self) -> bool {
+        true
+    }
+    /// Checks the item alone (not uniqueness).
+    fn check(&self) -> Result<(), Error>;
+}
+
+impl Item for ToolSpec {
+    const KIND: ItemKind = ItemKind::Tool;
+    fn key(&self) -> &str {
+        &self.name
+    }
+    fn visible(&self) -> bool {
+        self.published
+    }
+    fn check(&self) -> Result<(), Error> {
+        tool(self)
+    }
+}
+
+impl Item for ResourceSpec {
+    const KIND: ItemKind = ItemKind::Resource;
+    fn key(&self) -> &str {
+        &self.uri
+    }
+    fn check(&self) -> Result<(), Error> {
+        resource(self)
+    }
+}
+
+impl Item for ResourceTemplateSpec {
+    const KIND: ItemKind = ItemKind::ResourceTemplate;
+    fn key(&self) -> &str {
+        &self.uri_template
+    }
+    fn check(&self) -> Result<(), Error> {
+        resource_template(self)
+    }
+}
+
+impl Item for PromptSpec {
+    const KIND: ItemKind = ItemKind::Prompt;
+    fn key(&self) -> &str {
+        &self.name
+    }
+    fn check(&self) -> Result<(), Error> {
+        prompt(self)
+    }
+}
 
 /// Checks every item, and that keys are unique within each kind.
 pub(crate) fn server(spec: &ServerSpec) -> Result<(), Error> {
@@ -28,14 +88,14 @@ pub(crate) fn server(spec: &ServerSpec) -> Result<(), Error> {
 }
 
 fn unique<T: Item>(items: &[T]) -> Result<(), Error> {
-    if items.len() > super::catalog::MAX_ITEMS {
+    if items.len() > MAX_ITEMS {
         return Err(Error::InvalidConfig {
             field: "catalog",
             reason: format!(
                 "{} {}s; a server holds at most {} of each kind",
                 items.len(),
                 T::KIND,
-                super::catalog::MAX_ITEMS
+                MAX_ITEMS
             ),
         });
     }
@@ -114,7 +174,7 @@ fn passthrough(
     meta: Option<&Value>,
 ) -> Result<(), Error> {
     if let Some(annotations) = annotations {
-        let problems = super::schema::definition_problems("Annotations", annotations);
+        let problems = crate::engine::schema::definition_problems("Annotations", annotations);
         if !problems.is_empty() {
             return Err(invalid(
                 kind,
@@ -134,7 +194,7 @@ fn passthrough(
             ));
         };
         for (n, icon) in items.iter().enumerate() {
-            let problems = super::schema::definition_problems("Icon", icon);
+            let problems = crate::engine::schema::definition_problems("Icon", icon);
             if !problems.is_empty() {
                 return Err(invalid(
                     kind,
@@ -306,133 +366,6 @@ fn script(spec: &ToolSpec) -> Result<(), Error> {
             template::check(&template).map_err(|reason| {
                 invalid(format!("step {n}: the template does not parse: {reason}"))
             })?;
-        }
-    }
-    Ok(())
-}
-
-/// An `x-mcp-header` annotation on a property reached from the schema root through
-/// `properties` keys alone (2026-07-28 `basic/transports/streamable-http.mdx`, "Schema
-/// Extension").
-pub(crate) struct ParamHeader<'a> {
-    /// Property names from the root to the annotated property.
-    pub(crate) path: Vec<&'a str>,
-    /// The annotated property's schema.
-    pub(crate) schema: &'a Value,
-    /// The annotation (a header name, when valid).
-    pub(crate) header: &'a Value,
-}
-
-/// Every `x-mcp-header` annotation along `properties` chains, nested ones included.
-pub(crate) fn param_headers(schema: &Value) -> Vec<ParamHeader<'_>> {
-    fn walk<'a>(schema: &'a Value, path: &mut Vec<&'a str>, out: &mut Vec<ParamHeader<'a>>) {
-        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-            return;
-        };
-        for (name, property) in properties {
-            path.push(name);
-            if let Some(header) = property.get("x-mcp-header") {
-                out.push(ParamHeader {
-                    path: path.clone(),
-                    schema: property,
-                    header,
-                });
-            }
-            walk(property, path, out);
-            path.pop();
-        }
-    }
-    let mut out = Vec::new();
-    walk(schema, &mut Vec::new(), &mut out);
-    out
-}
-
-/// RFC 9110 `tchar`, the characters of a header name.
-pub(crate) fn is_tchar(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
-}
-
-/// The JSON pointer of an `x-mcp-header` off the `properties` chain, if any: under
-/// `items`, a composition or conditional keyword, `$defs`, and so on. `on_chain` says
-/// whether `schema` is the root or reached from it through `properties` alone.
-fn off_chain_header(schema: &Value, on_chain: bool, at: &str) -> Option<String> {
-    match schema {
-        Value::Object(map) => map.iter().find_map(|(key, value)| {
-            let here = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
-            match key.as_str() {
-                "x-mcp-header" => (!on_chain).then_some(here),
-                "properties" => value.as_object().and_then(|properties| {
-                    properties.iter().find_map(|(name, property)| {
-                        let name = name.replace('~', "~0").replace('/', "~1");
-                        off_chain_header(property, on_chain, &format!("{here}/{name}"))
-                    })
-                }),
-                // Instance data and property names, not subschemas.
-                "default" | "const" | "enum" | "examples" | "required" | "dependentRequired" => {
-                    None
-                }
-                _ => off_chain_header(value, false, &here),
-            }
-        }),
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .find_map(|(i, item)| off_chain_header(item, false, &format!("{at}/{i}"))),
-        _ => None,
-    }
-}
-
-/// The `x-mcp-header` rules of 2026-07-28 `server/tools.mdx`: a non-empty HTTP token,
-/// unique regardless of case, on an integer, string or boolean property reached through
-/// `properties` alone. The error names the property (or schema location) at fault.
-pub(crate) fn header_rules(schema: &Value) -> Result<(), String> {
-    if schema.get("x-mcp-header").is_some() {
-        return Err("`x-mcp-header` annotates the schema root; it belongs on a property".into());
-    }
-    if let Some(at) = off_chain_header(schema, true, "") {
-        return Err(format!(
-            "`x-mcp-header` at {at} is not on a chain of `properties` from the root (not under items, anyOf/oneOf/allOf/not, if/then/else, $ref or $defs)"
-        ));
-    }
-    let mut seen: Vec<(String, String)> = Vec::new();
-    for annotation in param_headers(schema) {
-        let property = annotation.path.join(".");
-        let fail = |reason: String| Err(format!("property `{property}`: `x-mcp-header` {reason}"));
-        let Value::String(header) = annotation.header else {
-            return fail(format!("must be a string, got {}", annotation.header));
-        };
-        if header.is_empty() {
-            return fail("must not be empty".into());
-        }
-        if let Some(c) = header.chars().find(|c| !is_tchar(*c)) {
-            return fail(format!(
-                "`{header}` is not an HTTP header name token: {c:?} is not allowed"
-            ));
-        }
-        let lower = header.to_ascii_lowercase();
-        if let Some((_, other)) = seen.iter().find(|(l, _)| *l == lower) {
-            return fail(format!(
-                "`{header}` repeats the header of property `{other}` (header names are case-insensitive)"
-            ));
-        }
-        seen.push((lower, property.clone()));
-        match annotation.schema.get("type") {
-            Some(Value::String(t)) if matches!(t.as_str(), "string" | "integer" | "boolean") => {}
-            Some(Value::String(t)) if t == "number" => {
-                return fail(
-                    "is on a `number` property; only integer, string and boolean properties may be mirrored".into(),
-                );
-            }
-            Some(other) => {
-                return fail(format!(
-                    "is on a property of type {other}; only integer, string and boolean properties may be mirrored"
-                ));
-            }
-            None => {
-                return fail(
-                    "is on a property without `type`; it needs \"type\": \"string\", \"integer\" or \"boolean\"".into(),
-                );
-            }
         }
     }
     Ok(())

@@ -1,76 +1,16 @@
 //! The live catalog of one server: tools (drafts included), resources, resource templates,
 //! prompts, and call counters. Each edit says whether clients must hear `list_changed`; the
-//! engine broadcasts it. No HTTP, no log.
+//! engine's edits broadcast it. No transport, no log.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use super::validate;
-use crate::error::{Error, ItemKind};
-use crate::spec::{PromptSpec, ResourceSpec, ResourceTemplateSpec, ToolSpec};
-
-/// Items of one kind a server may hold: a catalog edited in a loop (or over the app's REST
-/// API) must not grow without bound.
-pub(crate) const MAX_ITEMS: usize = 10_000;
+pub(crate) use crate::engine::validate::items::{Item, MAX_ITEMS};
+use crate::error::Error;
+use crate::spec::{Listing, PromptSpec, ResourceSpec, ResourceTemplateSpec, ToolSpec};
 
 /// Whether an edit changed what clients can list.
 pub(crate) type ListChanged = bool;
-
-/// What the catalog needs to know of each kind of item.
-pub(crate) trait Item: Clone {
-    const KIND: ItemKind;
-    /// The unique key: a name, a URI or a URI template.
-    fn key(&self) -> &str;
-    /// Whether clients can list and use it (only tools have drafts).
-    fn visible(&self) -> bool {
-        true
-    }
-    /// Checks the item before it enters the catalog.
-    fn check(&self) -> Result<(), Error>;
-}
-
-impl Item for ToolSpec {
-    const KIND: ItemKind = ItemKind::Tool;
-    fn key(&self) -> &str {
-        &self.name
-    }
-    fn visible(&self) -> bool {
-        self.published
-    }
-    fn check(&self) -> Result<(), Error> {
-        validate::tool(self)
-    }
-}
-
-impl Item for ResourceSpec {
-    const KIND: ItemKind = ItemKind::Resource;
-    fn key(&self) -> &str {
-        &self.uri
-    }
-    fn check(&self) -> Result<(), Error> {
-        validate::resource(self)
-    }
-}
-
-impl Item for ResourceTemplateSpec {
-    const KIND: ItemKind = ItemKind::ResourceTemplate;
-    fn key(&self) -> &str {
-        &self.uri_template
-    }
-    fn check(&self) -> Result<(), Error> {
-        validate::resource_template(self)
-    }
-}
-
-impl Item for PromptSpec {
-    const KIND: ItemKind = ItemKind::Prompt;
-    fn key(&self) -> &str {
-        &self.name
-    }
-    fn check(&self) -> Result<(), Error> {
-        validate::prompt(self)
-    }
-}
 
 /// The items of one kind, in listing order.
 #[derive(Debug)]
@@ -185,6 +125,41 @@ fn duplicate<T: Item>(key: &str) -> Error {
     Error::Duplicate {
         kind: T::KIND,
         name: key.to_string(),
+    }
+}
+
+/// A kind of catalog item, with its shelf and the listing whose `list_changed` its edits
+/// send: what lets one generic edit serve tools, resources, resource templates and prompts.
+pub(crate) trait Kind: Item + PartialEq + Send + Sync + 'static {
+    const LISTING: Listing;
+    fn shelf(catalog: &Catalog) -> &Shelf<Self>;
+}
+
+impl Kind for ToolSpec {
+    const LISTING: Listing = Listing::Tools;
+    fn shelf(catalog: &Catalog) -> &Shelf<Self> {
+        &catalog.tools
+    }
+}
+
+impl Kind for ResourceSpec {
+    const LISTING: Listing = Listing::Resources;
+    fn shelf(catalog: &Catalog) -> &Shelf<Self> {
+        &catalog.resources
+    }
+}
+
+impl Kind for ResourceTemplateSpec {
+    const LISTING: Listing = Listing::Resources;
+    fn shelf(catalog: &Catalog) -> &Shelf<Self> {
+        &catalog.templates
+    }
+}
+
+impl Kind for PromptSpec {
+    const LISTING: Listing = Listing::Prompts;
+    fn shelf(catalog: &Catalog) -> &Shelf<Self> {
+        &catalog.prompts
     }
 }
 

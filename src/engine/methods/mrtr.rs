@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use super::jsonrpc::RpcError;
-use super::schema;
+use crate::engine::protocol::jsonrpc::RpcError;
+use crate::engine::schema;
 use crate::spec::{AskMethod, Step};
 
 /// How long a `requestState` stays valid: long enough for a person to answer a form, short

@@ -1,0 +1,203 @@
+//! Every change the fixture and the app make to a running server, one rule each: catalog
+//! edits generic over the four kinds (with tool renames and the first item of a kind),
+//! fault rules (checked here), API keys, sessions, the clock, restart and stop.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::Engine;
+use super::SessionInfo;
+use super::oauth::AuthServer;
+use super::state::catalog::{Kind, ListChanged};
+use super::validate::faults::check_rule;
+use crate::error::Error;
+use crate::spec::{FaultRule, Listing};
+
+impl Engine {
+    /// Every item of a kind in listing order (tools: drafts included).
+    pub(crate) fn items<T: Kind>(&self) -> Vec<T> {
+        T::shelf(&self.catalog).all()
+    }
+
+    /// The item with this key, drafts included.
+    pub(crate) fn item<T: Kind>(&self, key: &str) -> Option<T> {
+        self.items::<T>().into_iter().find(|item| item.key() == key)
+    }
+
+    /// Adds an item. The first resource, resource template or prompt of a server that did
+    /// not declare the capability declares it, and ends the live legacy sessions, whose
+    /// clients were told the server had none (so reconnecting clients see it); otherwise
+    /// clients hear `list_changed` when they can see the item.
+    pub(crate) fn add<T: Kind>(&self, item: T) -> Result<(), Error> {
+        let changed = T::shelf(&self.catalog).add(item)?;
+        if self.declare(T::LISTING) {
+            self.sessions.clear();
+            return Ok(());
+        }
+        self.changed(T::LISTING, changed);
+        Ok(())
+    }
+
+    /// Replaces the item with the same key, keeping its place.
+    pub(crate) fn replace<T: Kind>(&self, item: T) -> Result<(), Error> {
+        let changed = T::shelf(&self.catalog).replace(item)?;
+        self.changed(T::LISTING, changed);
+        Ok(())
+    }
+
+    /// Changes the item with key `key` into `next`, which may have another key (a rename).
+    /// A renamed tool keeps its call count and its place in its response sequences.
+    pub(crate) fn update<T: Kind>(&self, key: &str, next: T) -> Result<(), Error> {
+        let new_key = next.key().to_string();
+        let changed = T::shelf(&self.catalog).modify(key, |item| *item = next)?;
+        if T::LISTING == Listing::Tools && new_key != key {
+            self.catalog.move_calls(key, &new_key);
+            self.responses.rename(key, &new_key);
+        }
+        self.changed(T::LISTING, changed);
+        Ok(())
+    }
+
+    /// Deletes the item with this key.
+    pub(crate) fn remove<T: Kind>(&self, key: &str) -> Result<(), Error> {
+        let changed = T::shelf(&self.catalog).remove(key)?;
+        self.changed(T::LISTING, changed);
+        Ok(())
+    }
+
+    /// Renames a tool (see [`update`](Self::update)).
+    pub(crate) fn rename_tool(&self, from: &str, to: &str) -> Result<(), Error> {
+        let changed = self.catalog.rename_tool(from, to)?;
+        if from != to {
+            self.responses.rename(from, to);
+        }
+        self.changed(Listing::Tools, changed);
+        Ok(())
+    }
+
+    /// Publishes a draft or turns a published tool back into one; clients hear of it only
+    /// when the state changes.
+    pub(crate) fn set_published(&self, tool: &str, published: bool) -> Result<(), Error> {
+        let changed = self.catalog.set_published(tool, published)?;
+        self.changed(Listing::Tools, changed);
+        Ok(())
+    }
+
+    fn changed(&self, listing: Listing, changed: ListChanged) {
+        if changed {
+            self.notify_list_changed(listing);
+        }
+    }
+
+    /// Declares the capability of `listing` if it was not; whether it just did.
+    fn declare(&self, listing: Listing) -> bool {
+        let flag = match listing {
+            Listing::Tools => return false,
+            Listing::Resources => &self.serves_resources,
+            Listing::Prompts => &self.serves_prompts,
+        };
+        !flag.swap(true, Ordering::AcqRel)
+    }
+
+    /// How many times `tools/call` reached `tool` (whatever the outcome).
+    pub(crate) fn call_count(&self, tool: &str) -> u64 {
+        self.catalog.calls(tool)
+    }
+
+    /// How many calls response `index` of `tool` answered since the tool got its current
+    /// responses.
+    pub(crate) fn response_count(&self, tool: &str, index: usize) -> u64 {
+        self.responses.count(tool, index)
+    }
+
+    /// Starts a tool's response sequences over.
+    pub(crate) fn reset_responses(&self, tool: &str) {
+        self.responses.reset(tool);
+    }
+
+    /// Checks a fault rule and adds it after the others.
+    pub(crate) fn add_fault(&self, rule: FaultRule) -> Result<(), Error> {
+        check_rule(&rule)?;
+        self.faults.add(rule)
+    }
+
+    /// Removes every server-level fault rule.
+    pub(crate) fn clear_faults(&self) {
+        self.faults.clear();
+    }
+
+    /// The server-level fault rules, in the order they are checked.
+    pub(crate) fn fault_rules(&self) -> Vec<FaultRule> {
+        self.faults.rules()
+    }
+
+    /// Accepts one more API key.
+    pub(crate) fn add_api_key(&self, key: &str) -> Result<(), Error> {
+        self.guard.add_api_key(key)
+    }
+
+    /// Stops accepting `key`; whether it was accepted.
+    pub(crate) fn revoke_api_key(&self, key: &str) -> bool {
+        self.guard.revoke_api_key(key)
+    }
+
+    /// Accepts exactly these keys from now on.
+    pub(crate) fn set_api_keys(&self, keys: Vec<String>) {
+        self.guard.set_api_keys(keys);
+    }
+
+    /// The API keys accepted now, in the order they were added.
+    pub(crate) fn api_keys(&self) -> Vec<String> {
+        self.guard.api_keys()
+    }
+
+    /// The live legacy sessions, oldest first.
+    pub(crate) fn sessions(&self) -> Vec<SessionInfo> {
+        self.sessions.list()
+    }
+
+    /// Ends a session as if it expired; whether it was live.
+    pub(crate) fn close_session(&self, id: &str) -> bool {
+        self.sessions.remove(id)
+    }
+
+    /// Moves the server's clock forward (session expiry, tokens, codes).
+    pub(crate) fn advance_clock(&self, by: Duration) {
+        self.clock.advance(by);
+    }
+
+    /// The server's clock, now.
+    pub(crate) fn now(&self) -> std::time::SystemTime {
+        self.clock.now()
+    }
+
+    /// The OAuth 2.1 state, when the server has `auth`.
+    pub(crate) fn oauth(&self) -> Option<&AuthServer> {
+        self.oauth.as_ref()
+    }
+
+    /// Ends every session and listen stream: the server stops serving (it was removed or
+    /// replaced, or the process is stopping).
+    pub(crate) fn end(&self) {
+        self.sessions.clear();
+        self.listeners.close();
+    }
+
+    /// Forgets what a restart forgets: fault counters, session ages and OAuth state; listen
+    /// streams are accepted again.
+    pub(crate) fn reset_for_restart(&self) {
+        self.faults.reset();
+        self.expiry.reset();
+        self.listeners.reopen();
+        if let Some(oauth) = &self.oauth {
+            oauth.forget();
+        }
+    }
+
+    /// Takes over the OAuth clients and tokens of the engine this one replaces.
+    pub(crate) fn take_oauth_state_from(&self, previous: &Engine) {
+        if let (Some(new), Some(old)) = (&self.oauth, &previous.oauth) {
+            new.take_state_from(old);
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! Admission of a legacy message: the session it names, its expiry, and its version header
+//! (2025-11-25 transports page, "Session Management", "Protocol Version Header").
+
+use std::sync::Arc;
+
+use super::Inbound;
+use crate::engine::Engine;
+use crate::engine::protocol::jsonrpc::{RpcError, code};
+use crate::engine::protocol::modern::Refusal;
+use crate::engine::protocol::{SESSION_HEADER, Status, VERSION_HEADER, era};
+use crate::engine::state::session::Session;
+
+/// Ends the session the message names if it has expired, so the message gets `404` like
+/// any message of an ended session. Returns the label for the capture when it did.
+pub(crate) fn expire_if_due(engine: &Engine, inbound: &Inbound) -> Option<String> {
+    let id = inbound.named_session()?;
+    let label = engine.expiry.due(id, engine.clock.now())?;
+    engine.sessions.remove(id);
+    Some(label)
+}
+
+/// Finds the session the message names and checks its version header: a bad request
+/// without an id or with a bad version, not found for an unknown or ended session.
+pub(crate) fn session(engine: &Engine, inbound: &Inbound) -> Result<Arc<Session>, Refusal> {
+    let headers = inbound.headers.as_ref();
+    let Some(id) = headers.and_then(|h| h.get(SESSION_HEADER)) else {
+        return Err((
+            Status::BadRequest,
+            RpcError::new(
+                code::INVALID_REQUEST,
+                "Bad request: missing Mcp-Session-Id header; send initialize first, then the id its response carried",
+            ),
+        ));
+    };
+    let id = id.to_str().unwrap_or_default();
+    let Some(session) = engine.sessions.get(id) else {
+        return Err((Status::NotFound, session_gone(id)));
+    };
+    let sent = headers
+        .and_then(|h| h.get(VERSION_HEADER))
+        .map(|v| v.to_str().unwrap_or("(not ASCII)"));
+    era::check_header(sent, session.version, &engine.versions).map_err(|message| {
+        (
+            Status::BadRequest,
+            RpcError::new(code::INVALID_REQUEST, format!("Bad request: {message}")),
+        )
+    })?;
+    Ok(session)
+}
+
+/// The error of an ended or unknown session.
+pub(crate) fn session_gone(id: &str) -> RpcError {
+    RpcError::new(
+        code::SESSION_NOT_FOUND,
+        format!(
+            "Session not found: `{id}` has ended or never existed; send initialize without an Mcp-Session-Id header to start a new session"
+        ),
+    )
+}

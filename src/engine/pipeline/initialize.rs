@@ -1,0 +1,121 @@
+//! `initialize`, through the same stages as any request: record, admit (its version header),
+//! plan (faults on `initialize`: no session yet, so no expiry, and a JSON or one-event
+//! answer), run (the handshake in `methods::lifecycle`), outcome (the answer, with the new
+//! session's id for the transport to hand out).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::Inbound;
+use super::outcome::{Framing, Outcome, Reply};
+use super::plan::{self, Setting};
+use crate::engine::Engine;
+use crate::engine::capture::{Arrival, Recorder};
+use crate::engine::methods::lifecycle;
+use crate::engine::protocol::jsonrpc::{self, RpcError, code};
+use crate::engine::protocol::method::INITIALIZE;
+use crate::engine::protocol::modern::versions_list;
+use crate::engine::protocol::{Status, VERSION_HEADER};
+use crate::log::RpcKind;
+use crate::spec::Fault;
+
+pub(crate) async fn answer(
+    engine: &Arc<Engine>,
+    inbound: &Inbound,
+    id: &Value,
+    params: &Value,
+    message: Value,
+) -> Outcome {
+    let record = Recorder::arrived(
+        engine,
+        Arrival {
+            exchange: inbound.exchange,
+            session: None,
+            named_session: None,
+            modern_version: None,
+            kind: RpcKind::Request,
+            method: Some(INITIALIZE),
+            message,
+        },
+    );
+    if let Some(sent) = inbound.header(VERSION_HEADER) {
+        if !engine.versions.iter().any(|v| v.as_str() == sent.trim()) {
+            let error = RpcError::new(
+                code::INVALID_REQUEST,
+                format!(
+                    "unsupported MCP-Protocol-Version header `{sent}`: this server supports {}",
+                    versions_list(&engine.versions)
+                ),
+            );
+            let response = jsonrpc::error(id, &error);
+            record.answered(&response, None);
+            return Outcome::json(Status::BadRequest, response);
+        }
+    }
+    let setting = Setting {
+        session: false,
+        stream: false,
+    };
+    let plan = plan::plan(engine, INITIALIZE, params, setting);
+    plan.note(&record);
+    if let Some(delay) = plan.delay {
+        tokio::time::sleep(delay).await;
+    }
+    if let Some(Fault::Http {
+        status,
+        body,
+        headers,
+    }) = &plan.fault
+    {
+        record.withheld();
+        return Outcome::Status {
+            status: *status,
+            body: body.clone(),
+            headers: headers.clone(),
+        };
+    }
+    if let Some(error) = plan.refusal() {
+        let response = jsonrpc::error(id, &error);
+        record.answered(&response, None);
+        return Outcome::in_mode(response);
+    }
+    match lifecycle::initialize(engine, params) {
+        Ok((result, session)) => {
+            engine.expiry.opened(
+                &session.id,
+                engine.clock.now(),
+                engine.limits.max_sessions,
+                |id| engine.sessions.get(id).is_some(),
+            );
+            let mut response = jsonrpc::result(id, result);
+            plan.rewrite(&mut response);
+            match plan.shown(&response, false) {
+                Some(shown) => record.answered(&shown, Some(&session)),
+                None => record.withheld(),
+            }
+            let framing = if plan.fault.is_some() {
+                Framing::Plain
+            } else {
+                Framing::Mode
+            };
+            Outcome::Reply(Reply {
+                status: Status::Ok,
+                body: response,
+                framing,
+                opened: Some(session.id.clone()),
+                fault: plan.fault.map(|fault| (fault, session)),
+            })
+        }
+        Err(error) => {
+            let response = jsonrpc::error(id, &error);
+            record.answered(&response, None);
+            // A modern-only server fails a legacy handshake as header validation would, so a
+            // client falls back or gives up (2026-07-28 versioning, "Backward compatibility").
+            if engine.versions.iter().all(|v| v.is_modern()) {
+                return Outcome::json(Status::BadRequest, response);
+            }
+            Outcome::in_mode(response)
+        }
+    }
+}

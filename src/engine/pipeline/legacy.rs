@@ -1,0 +1,80 @@
+//! One message of a legacy session (2025-03-26 … 2025-11-25): `initialize` opens a session,
+//! everything else names one. Requests go on to the plan and run stages; notifications and
+//! the client's responses are handled here and answered with nothing.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::outcome::Outcome;
+use super::run::{self, Received};
+use super::{Inbound, admit, initialize, invalid, record};
+use crate::engine::Engine;
+use crate::engine::methods;
+use crate::engine::protocol::Status;
+use crate::engine::protocol::jsonrpc::{self, Incoming};
+use crate::engine::protocol::method::INITIALIZE;
+
+pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Value) -> Outcome {
+    let classified = jsonrpc::classify(&message);
+    if let Incoming::Request { id, method, params } = &classified {
+        if method == INITIALIZE {
+            return initialize::answer(engine, inbound, id, params, message.clone()).await;
+        }
+    }
+    let expired = admit::expire_if_due(engine, inbound);
+    let session = match admit::session(engine, inbound) {
+        Ok(session) => session,
+        Err((status, error)) => {
+            let record = record(engine, inbound, None, &classified, message);
+            if expired.is_some() {
+                record.faulted(expired, None);
+            }
+            return match classified {
+                Incoming::Request { id, .. } | Incoming::Invalid { id, .. } => {
+                    let response = jsonrpc::error(&id, &error);
+                    record.answered(&response, None);
+                    Outcome::json(status, response)
+                }
+                _ => {
+                    record.done();
+                    Outcome::json(status, jsonrpc::error(&Value::Null, &error))
+                }
+            };
+        }
+    };
+    let reply = matches!(classified, Incoming::Response { .. }).then(|| message.clone());
+    let record = record(engine, inbound, Some(&session), &classified, message);
+    match classified {
+        Incoming::Request { id, method, params } => {
+            engine.expiry.counted(&session.id);
+            let request = Received {
+                session,
+                id,
+                method,
+                params,
+                record,
+            };
+            run::serve(engine, inbound, request, true).await
+        }
+        Incoming::Notification { method, params } => {
+            record.done();
+            methods::notification(&session, &method, &params);
+            Outcome::Accepted
+        }
+        Incoming::Response { id } => {
+            record.done();
+            if let Some(message) = reply {
+                if !session.deliver_reply(&id, message) {
+                    tracing::debug!(%id, "a response for no pending server request");
+                }
+            }
+            Outcome::Accepted
+        }
+        Incoming::Invalid { id, reason } => {
+            let response = jsonrpc::error(&id, &invalid(&reason));
+            record.answered(&response, None);
+            Outcome::json(Status::BadRequest, response)
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! The one path every JSON-RPC message takes, whatever carried it. A transport adapter
+//! hands the pipeline a parsed message and an [`Inbound`] (what the transport knows besides
+//! the body); the pipeline answers with an [`Outcome`]. In between, each message goes
+//! through the same stages:
+//!
+//! 1. **record**: a [`Recorder`](super::capture::Recorder) per message, which cannot be
+//!    forgotten: its drop closes the record.
+//! 2. **admit**: the era ([`protocol::modern::is_modern`](super::protocol::modern::is_modern)),
+//!    then the legacy session ([`admit`]) or the 2026-07-28 `_meta` and header rules
+//!    ([`stateless`]); `initialize` ([`initialize`]) and batches ([`batch`]) are admitted
+//!    here too.
+//! 3. **plan** ([`plan`]): fault rules and the tool response, decided together, a pure
+//!    function of the request and the counters.
+//! 4. **run** ([`run`]): the plan's delay, cancellation, and the method's handler
+//!    (`methods`).
+//! 5. **outcome** ([`outcome`]): a JSON answer, an event stream, a refusal, a status that a
+//!    fault chose, or nothing; the transport's render step turns it into bytes.
+//!
+//! The pipeline knows no transport: the only trace of one is the headers map in [`Inbound`],
+//! which a transport without headers leaves out. It must not touch sockets, bodies or
+//! status codes.
+
+pub(crate) mod admit;
+pub(crate) mod batch;
+pub(crate) mod initialize;
+pub(crate) mod legacy;
+pub(crate) mod outcome;
+pub(crate) mod plan;
+pub(crate) mod run;
+pub(crate) mod stateless;
+
+use std::sync::Arc;
+
+use http::HeaderMap;
+use serde_json::Value;
+
+use super::Engine;
+use super::capture::{Arrival, ExchangeId, Recorder};
+use super::methods::Principal;
+use super::protocol::jsonrpc::{self, Incoming, RpcError, code};
+use super::protocol::{SESSION_HEADER, Status, modern};
+use super::state::session::Session;
+use crate::log::RpcKind;
+pub(crate) use outcome::Outcome;
+
+/// What a transport knows of one incoming message besides its body.
+#[derive(Debug, Default)]
+pub(crate) struct Inbound {
+    /// The transport's record that carried the message, for linking in the capture.
+    pub(crate) exchange: Option<ExchangeId>,
+    /// The transport's headers (Streamable HTTP); `None` for a transport without any, where
+    /// only the rules of the message itself apply.
+    pub(crate) headers: Option<HeaderMap>,
+    /// Who the credentials say sent the request (set by the guards).
+    pub(crate) principal: Option<Principal>,
+    /// The answer may be an event stream (the client accepts `text/event-stream`).
+    pub(crate) accepts_stream: bool,
+}
+
+impl Inbound {
+    /// A header's value, when the transport has headers and this one is text.
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers.as_ref()?.get(name)?.to_str().ok()
+    }
+
+    /// The legacy session the message names (`Mcp-Session-Id`).
+    pub(crate) fn named_session(&self) -> Option<&str> {
+        self.header(SESSION_HEADER)
+    }
+
+    fn names_a_session(&self) -> bool {
+        self.headers
+            .as_ref()
+            .is_some_and(|h| h.contains_key(SESSION_HEADER))
+    }
+}
+
+/// Answers one message (not a batch).
+pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Value) -> Outcome {
+    if modern::is_modern(&engine.versions, &message, inbound.headers.as_ref()) {
+        stateless::message(engine, inbound, message).await
+    } else {
+        legacy::message(engine, inbound, message).await
+    }
+}
+
+/// Answers a JSON array: a batch, in 2025-03-26 sessions only.
+pub(crate) async fn batch(
+    engine: &Arc<Engine>,
+    inbound: &Inbound,
+    messages: Vec<Value>,
+) -> Outcome {
+    batch::answer(engine, inbound, messages).await
+}
+
+/// A body that is not JSON: recorded as the text it is, answered with a parse error.
+pub(crate) fn unparsable(
+    engine: &Arc<Engine>,
+    inbound: &Inbound,
+    text: String,
+    reason: &str,
+) -> Outcome {
+    Recorder::arrived(
+        engine,
+        Arrival {
+            exchange: inbound.exchange,
+            session: None,
+            named_session: inbound.named_session(),
+            modern_version: None,
+            kind: RpcKind::Invalid,
+            method: None,
+            message: Value::String(text),
+        },
+    )
+    .done();
+    refused(
+        Status::BadRequest,
+        code::PARSE_ERROR,
+        &format!("Parse error: the body is not valid JSON ({reason})"),
+    )
+}
+
+/// An id-less JSON-RPC error, as the transports page allows for refusals.
+pub(crate) fn refused(status: Status, code: i64, message: &str) -> Outcome {
+    Outcome::json(
+        status,
+        jsonrpc::error(&Value::Null, &RpcError::new(code, message)),
+    )
+}
+
+/// Records a legacy message as it arrived.
+fn record(
+    engine: &Arc<Engine>,
+    inbound: &Inbound,
+    session: Option<&Session>,
+    classified: &Incoming,
+    message: Value,
+) -> Recorder {
+    let (kind, method) = kind_of(classified);
+    Recorder::arrived(
+        engine,
+        Arrival {
+            exchange: inbound.exchange,
+            session,
+            named_session: inbound.named_session(),
+            modern_version: None,
+            kind,
+            method,
+            message,
+        },
+    )
+}
+
+fn kind_of(classified: &Incoming) -> (RpcKind, Option<&str>) {
+    match classified {
+        Incoming::Request { method, .. } => (RpcKind::Request, Some(method.as_str())),
+        Incoming::Notification { method, .. } => (RpcKind::Notification, Some(method.as_str())),
+        Incoming::Response { .. } => (RpcKind::Response, None),
+        Incoming::Invalid { .. } => (RpcKind::Invalid, None),
+    }
+}
+
+/// The `Invalid request` error of a message that is no JSON-RPC message.
+fn invalid(reason: &str) -> RpcError {
+    RpcError::new(code::INVALID_REQUEST, format!("Invalid request: {reason}"))
+}

@@ -1,0 +1,220 @@
+//! The plan stage: what happens to one request on its way to its answer, decided before it
+//! runs and from nothing but the request and the server's counters. The first server-level
+//! fault rule that fires decides; else, for `tools/call`, the tool response that answers
+//! (`state::responses`). The plan carries a delay, a [`Fault`] and the chosen response; the
+//! run stage applies the delay, the render step of the transport applies the fault.
+//!
+//! No transport types here, so every fault decision is testable without a socket.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::engine::Engine;
+use crate::engine::capture::Recorder;
+use crate::engine::protocol::garble;
+use crate::engine::protocol::jsonrpc::RpcError;
+use crate::engine::protocol::method::Method;
+use crate::engine::state::responses::Chosen;
+use crate::spec::Fault;
+
+/// How far a [`Fault::WrongId`] moves a numeric id: far past any id a test client uses.
+const WRONG_ID_OFFSET: i64 = 1_000_000;
+
+/// Where a request is answered, which decides the faults that can apply to it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Setting {
+    /// A legacy session the request belongs to (`ExpireSession` needs one).
+    pub(crate) session: bool,
+    /// The answer can be an event stream (`NotificationFlood`, `SsePolling` need one).
+    pub(crate) stream: bool,
+}
+
+/// What happens to one request on its way to its answer.
+#[derive(Debug, Default)]
+pub(crate) struct Plan {
+    pub(crate) fault: Option<Fault>,
+    pub(crate) delay: Option<Duration>,
+    /// For `tools/call`: the tool response that answers.
+    pub(crate) chosen: Option<Chosen>,
+}
+
+/// The `arguments` object of a `tools/call`, or an empty object.
+pub(crate) fn arguments(params: &Value) -> &Value {
+    static EMPTY: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| json!({}));
+    match params.get("arguments") {
+        Some(args @ Value::Object(_)) => args,
+        _ => &EMPTY,
+    }
+}
+
+/// Decides the plan of one request, counting it in the rules it matches and, for
+/// `tools/call`, in the tool response chosen. A rule's fault stops the request before the
+/// tool, so no tool response is used up by it.
+pub(crate) fn plan(engine: &Engine, method: &str, params: &Value, setting: Setting) -> Plan {
+    let mut plan = Plan::default();
+    let tool_call = Method::parse(method) == Some(Method::ToolsCall);
+    if let Some(rule) = engine.faults.fire(&engine.responses, method, params) {
+        plan.fault = rule.fault.clone();
+        plan.delay = rule
+            .delay
+            .map(|delay| engine.responses.resolve_delay(&delay));
+    }
+    if plan.fault.is_none() && tool_call {
+        let tool = params
+            .get("name")
+            .and_then(Value::as_str)
+            .and_then(|name| engine.catalog.tools.get(name));
+        if let Some(tool) = tool.filter(|tool| !tool.responses.is_empty()) {
+            if let Some(chosen) = engine
+                .responses
+                .choose(&engine.catalog, &tool, arguments(params))
+            {
+                plan.fault = chosen.fault.clone();
+                plan.delay = match (plan.delay, chosen.delay) {
+                    (Some(a), Some(b)) => Some(a.saturating_add(b)),
+                    (a, b) => a.or(b),
+                };
+                plan.chosen = Some(chosen);
+            }
+        }
+    }
+    // A fault that cannot happen here does not fire (and is not named in the capture).
+    plan.fault = plan.fault.filter(|fault| match fault {
+        Fault::ExpireSession => setting.session,
+        Fault::NotificationFlood { .. } | Fault::SsePolling { .. } => setting.stream,
+        _ => true,
+    });
+    plan
+}
+
+impl Plan {
+    /// Whether anything fired.
+    pub(crate) fn is_quiet(&self) -> bool {
+        self.fault.is_none() && self.delay.is_none() && self.chosen.is_none()
+    }
+
+    /// `delay 120 ms, http 503`: what fired, as the capture shows it.
+    pub(crate) fn label(&self) -> Option<String> {
+        let delay = self.delay.map(|d| format!("delay {} ms", d.as_millis()));
+        let fault = self.fault.as_ref().map(Fault::label);
+        match (delay, fault) {
+            (Some(d), Some(f)) => Some(format!("{d}, {f}")),
+            (d, f) => d.or(f),
+        }
+    }
+
+    /// Names what fired on the request's record.
+    pub(crate) fn note(&self, record: &Recorder) {
+        if !self.is_quiet() {
+            record.faulted(self.label(), self.chosen.as_ref().map(|c| c.index));
+        }
+    }
+
+    /// The answer must go on an event stream (when the client accepts one).
+    pub(crate) fn needs_stream(&self) -> bool {
+        matches!(
+            self.fault,
+            Some(Fault::NotificationFlood { .. } | Fault::SsePolling { .. })
+        )
+    }
+
+    /// The fault answers before the handler runs: an HTTP status, or the session's end.
+    pub(crate) fn answers_early(&self) -> bool {
+        matches!(self.fault, Some(Fault::Http { .. } | Fault::ExpireSession))
+    }
+
+    /// The JSON-RPC error that replaces the handler, for [`Fault::Error`].
+    pub(crate) fn refusal(&self) -> Option<RpcError> {
+        match &self.fault {
+            Some(Fault::Error {
+                code,
+                message,
+                data,
+            }) => {
+                let error = RpcError::new(*code, message.clone());
+                Some(match data {
+                    Some(data) => error.with_data(data.clone()),
+                    None => error,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Changes the response itself ([`Fault::WrongId`]).
+    pub(crate) fn rewrite(&self, response: &mut Value) {
+        if matches!(self.fault, Some(Fault::WrongId)) {
+            if let Some(id) = response.get_mut("id") {
+                *id = wrong_id(id);
+            }
+        }
+    }
+
+    /// What the capture records as the response: what the client could read. `None` when
+    /// the fault kept it from the client; the broken text for a broken JSON body.
+    pub(crate) fn shown(&self, response: &Value, streamed: bool) -> Option<Value> {
+        match (&self.fault, streamed) {
+            (Some(Fault::HangingStream), _) | (Some(Fault::TruncatedStream), true) => None,
+            (Some(Fault::CloseConnection), false) => None,
+            (Some(Fault::MalformedJson), _) => Some(Value::String(garble::malformed(response))),
+            (Some(Fault::TruncatedStream), false) => Some(Value::String(garble::half(response))),
+            _ => Some(response.clone()),
+        }
+    }
+
+    /// Records the response as the client can read it (or that it was withheld).
+    pub(crate) fn record(&self, record: Recorder, response: &Value, streamed: bool) {
+        match self.shown(response, streamed) {
+            Some(shown) => record.answered(&shown, None),
+            None => record.withheld(),
+        }
+    }
+}
+
+/// Whether a fault shapes the whole answer (a status, a broken body, a hang, the session's
+/// end) rather than one JSON-RPC response: in a batch it applies to the batch.
+pub(crate) fn spans_body(fault: &Fault) -> bool {
+    matches!(
+        fault,
+        Fault::Http { .. }
+            | Fault::MalformedJson
+            | Fault::TruncatedStream
+            | Fault::CloseConnection
+            | Fault::HangingStream
+            | Fault::ExpireSession
+    )
+}
+
+/// An id the client never used: a number moved far away, or a string with a suffix.
+fn wrong_id(id: &Value) -> Value {
+    match id {
+        Value::Number(n) => match n.as_i64() {
+            Some(n) => json!(n.wrapping_add(WRONG_ID_OFFSET)),
+            None => json!(format!("{n}-wrong")),
+        },
+        Value::String(s) => json!(format!("{s}-wrong")),
+        _ => json!("wrong"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrong_ids_differ_from_the_ones_sent() {
+        assert_eq!(wrong_id(&json!(7)), json!(1_000_007));
+        assert_eq!(wrong_id(&json!("a")), json!("a-wrong"));
+    }
+
+    #[test]
+    fn labels_name_the_delay_then_the_fault() {
+        let plan = Plan {
+            fault: Some(Fault::http(503)),
+            delay: Some(Duration::from_millis(120)),
+            chosen: None,
+        };
+        assert_eq!(plan.label().as_deref(), Some("delay 120 ms, http 503"));
+    }
+}

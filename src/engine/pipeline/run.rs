@@ -1,0 +1,340 @@
+//! The run stage: a planned request is answered early by its fault (an HTTP status, the
+//! session's end), or run: the plan's delay, then its handler, until it answers or the
+//! client cancels it (`notifications/cancelled`, or closing a 2026-07-28 stream). Its
+//! outcome is a JSON answer or a stream of the session that the handler writes to from its
+//! own task.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::Inbound;
+use super::admit::session_gone;
+use super::outcome::{Outcome, Shape, Status, Streamed};
+use super::plan::{self, Plan, Setting};
+use crate::engine::Engine;
+use crate::engine::capture::Recorder;
+use crate::engine::methods::{self, Principal, RequestCtx, discover};
+use crate::engine::protocol::jsonrpc;
+use crate::engine::protocol::method::Method;
+use crate::engine::state::outbox::Outbox;
+use crate::engine::state::session::Session;
+use crate::spec::{Fault, ProtocolVersion, ResponseMode, Step};
+
+/// A request recorded and admitted, with the session that answers it.
+#[derive(Debug)]
+pub(crate) struct Received {
+    pub(crate) session: Arc<Session>,
+    pub(crate) id: Value,
+    pub(crate) method: String,
+    pub(crate) params: Value,
+    pub(crate) record: Recorder,
+}
+
+/// Plans the request, answers the faults that replace the handler, and otherwise runs it,
+/// answering as JSON or on a stream; `legacy_session` tells a legacy session's request from
+/// a 2026-07-28 one (detached session).
+pub(crate) async fn serve(
+    engine: &Arc<Engine>,
+    inbound: &Inbound,
+    request: Received,
+    legacy_session: bool,
+) -> Outcome {
+    let setting = Setting {
+        session: legacy_session,
+        stream: inbound.accepts_stream,
+    };
+    let plan = plan::plan(engine, &request.method, &request.params, setting);
+    plan.note(&request.record);
+    if plan.answers_early() {
+        return early(engine, request, &plan).await;
+    }
+    let pending = Pending::new(engine, inbound, request, plan);
+    if pending.wants_stream(inbound) {
+        pending.stream()
+    } else {
+        pending.json().await
+    }
+}
+
+/// The faults answered before the handler runs, after the plan's delay. A `tools/call`
+/// stopped here still counts as a call of its tool (it reached the server).
+async fn early(engine: &Engine, request: Received, plan: &Plan) -> Outcome {
+    if let Some(delay) = plan.delay {
+        tokio::time::sleep(delay).await;
+    }
+    count_tool_call(engine, &request.method, &request.params);
+    match &plan.fault {
+        Some(Fault::ExpireSession) => {
+            engine.sessions.remove(&request.session.id);
+            let response = jsonrpc::error(&request.id, &session_gone(&request.session.id));
+            request.record.answered(&response, None);
+            Outcome::json(Status::NotFound, response)
+        }
+        Some(Fault::Http {
+            status,
+            body,
+            headers,
+        }) => {
+            request.record.withheld();
+            Outcome::Status {
+                status: *status,
+                body: body.clone(),
+                headers: headers.clone(),
+            }
+        }
+        // `answers_early` holds only for the two above.
+        _ => Outcome::Accepted,
+    }
+}
+
+/// Counts a `tools/call` that a fault answered instead of the tool.
+pub(crate) fn count_tool_call(engine: &Engine, method: &str, params: &Value) {
+    if Method::parse(method) != Some(Method::ToolsCall) {
+        return;
+    }
+    if let Some(name) = params.get("name").and_then(Value::as_str) {
+        if engine.catalog.tools.get(name).is_some() {
+            engine.catalog.count_call(name);
+        }
+    }
+}
+
+/// Where a request's answer goes, which decides what the capture shows of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum View {
+    /// Its own JSON body.
+    Json,
+    /// An event of this stream of the session.
+    Stream(u64),
+    /// One entry of a batch's body: a fault that breaks the body breaks the whole batch, so
+    /// the entry is recorded as the handler made it.
+    Batch,
+}
+
+/// A request of a session, received and planned, not yet answered.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    engine: Arc<Engine>,
+    request: Received,
+    plan: Plan,
+    principal: Option<Principal>,
+}
+
+impl Pending {
+    pub(crate) fn new(
+        engine: &Arc<Engine>,
+        inbound: &Inbound,
+        request: Received,
+        plan: Plan,
+    ) -> Pending {
+        Pending {
+            engine: engine.clone(),
+            request,
+            plan,
+            principal: inbound.principal.clone(),
+        }
+    }
+
+    /// Runs the handler until it answers or the client cancels the request; `None` when
+    /// cancelled, and then nothing is sent (basic/utilities/cancellation page: receivers
+    /// "SHOULD NOT send a response"). Dropped before either, the recorder marks the request
+    /// cancelled: in 2026-07-28 a closed connection is how a client cancels.
+    pub(crate) async fn run(self, view: View) -> Option<Value> {
+        let Pending {
+            engine,
+            request,
+            mut plan,
+            principal,
+        } = self;
+        let Received {
+            session,
+            id,
+            method,
+            params,
+            record,
+        } = request;
+        let cancelled = session.begin_request(&id);
+        // Unregisters on every path, including a JSON-mode handler dropped with its connection.
+        let _in_flight = InFlight {
+            session: &session,
+            id: &id,
+        };
+        let stream = match view {
+            View::Stream(stream) => Some(stream),
+            View::Json | View::Batch => None,
+        };
+        let ctx = RequestCtx {
+            engine: engine.clone(),
+            session: session.clone(),
+            id: id.clone(),
+            params,
+            outbox: Outbox::new(session.clone(), stream),
+            chosen: plan.chosen.take(),
+            principal,
+        };
+        let delay = plan.delay;
+        let refusal = plan.refusal();
+        if refusal.is_some() {
+            count_tool_call(&engine, &method, &ctx.params);
+        }
+        // The delay sits inside the cancellable part: a client that gives up on a slow
+        // request and cancels it sees it cancelled, as for a slow handler.
+        let work = async {
+            if let Some(delay) = delay {
+                tokio::time::sleep(delay).await;
+            }
+            match refusal {
+                Some(error) => Err(error),
+                None => methods::request(&ctx, &method).await,
+            }
+        };
+        let outcome = tokio::select! {
+            outcome = work => Some(outcome),
+            () = cancelled.cancelled() => None,
+        };
+        let Some(outcome) = outcome else {
+            record.cancelled();
+            return None;
+        };
+        let mut response = match outcome {
+            Ok(result) if session.version.is_modern() => {
+                jsonrpc::result(&id, discover::finish_result(&engine, &method, result))
+            }
+            Ok(result) => jsonrpc::result(&id, result),
+            Err(error) => jsonrpc::error(&id, &error),
+        };
+        plan.rewrite(&mut response);
+        // The capture shows what the client could read, not what the handler made.
+        match view {
+            View::Batch => record.answered(&response, None),
+            View::Json => plan.record(record, &response, false),
+            View::Stream(_) => plan.record(record, &response, true),
+        }
+        Some(response)
+    }
+
+    /// Whether to answer on an event stream: the server is in SSE mode, or the call's script
+    /// sends messages that must arrive before the result; and the client accepts streams.
+    fn wants_stream(&self, inbound: &Inbound) -> bool {
+        if !inbound.accepts_stream {
+            return false;
+        }
+        if self.engine.spec.response_mode == ResponseMode::Sse || self.plan.needs_stream() {
+            return true;
+        }
+        let request = &self.request;
+        Method::parse(&request.method) == Some(Method::ToolsCall)
+            && request
+                .params
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(|name| self.engine.catalog.tools.get(name))
+                .is_some_and(|tool| {
+                    // In 2026-07-28 an ask becomes an input_required result, not a message.
+                    let modern = request.session.version.is_modern();
+                    tool.script
+                        .iter()
+                        .any(|step| step.talks() && !(modern && matches!(step, Step::Ask { .. })))
+                })
+    }
+
+    async fn json(self) -> Outcome {
+        let fault = self.plan.fault.clone();
+        let session = self.request.session.clone();
+        match self.run(View::Json).await {
+            Some(response) if fault.is_none() => Outcome::json(Status::Ok, response),
+            Some(response) => Outcome::faulty(response, fault, &session),
+            // Cancelled: the request still needs an answer, and it carries no result.
+            None => Outcome::Accepted,
+        }
+    }
+
+    /// Answers on a new stream of the session: a priming event (2025-11-25), the messages the
+    /// handler sends, then the response. The handler runs on its own task, so a dropped
+    /// connection does not stop it and the client can resume with `Last-Event-ID`.
+    fn stream(self) -> Outcome {
+        let session = self.request.session.clone();
+        let fault = self.plan.fault.as_ref();
+        let mut shape = Shape::of(fault);
+        let mut delivery = Delivery::of(fault);
+        let mut hang = None;
+        if delivery == Delivery::Held {
+            hang = self.engine.faults.hang_permit();
+            if hang.is_none() {
+                // Too many hang already: this stream ends without its response instead.
+                (shape, delivery) = (Shape::Normal, Delivery::Dropped);
+            }
+        }
+        let stream = session.open_stream();
+        // SSE polling needs an event id to resume from, whatever the legacy revision.
+        let polled = matches!(shape, Shape::Poll { .. }) && !session.version.is_modern();
+        if session.version == ProtocolVersion::V2025_11_25 || polled {
+            session.push(stream, None);
+        }
+        let Some(reader) = session.attach(stream, None) else {
+            return super::refused(
+                Status::Internal,
+                jsonrpc::code::INVALID_REQUEST,
+                "the stream vanished",
+            );
+        };
+        let writer = session.clone();
+        tokio::spawn(async move {
+            if let Some(response) = self.run(View::Stream(stream)).await {
+                match delivery {
+                    Delivery::Once => writer.push(stream, Some(response)),
+                    Delivery::Twice => {
+                        writer.push(stream, Some(response.clone()));
+                        writer.push(stream, Some(response));
+                    }
+                    Delivery::Dropped | Delivery::Held => {}
+                }
+            }
+            if delivery != Delivery::Held {
+                writer.finish_stream(stream);
+            }
+        });
+        Outcome::Stream(Streamed {
+            session,
+            reader,
+            shape,
+            hang,
+        })
+    }
+}
+
+/// What happens to the response of a request answered on an event stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Delivery {
+    /// Pushed once, and the stream ends.
+    Once,
+    /// Pushed twice (two events, two ids), and the stream ends.
+    Twice,
+    /// Never pushed; the stream ends (truncated).
+    Dropped,
+    /// Never pushed; the stream stays open (hanging).
+    Held,
+}
+
+impl Delivery {
+    fn of(fault: Option<&Fault>) -> Delivery {
+        match fault {
+            Some(Fault::DuplicateResponse) => Delivery::Twice,
+            Some(Fault::TruncatedStream) => Delivery::Dropped,
+            Some(Fault::HangingStream) => Delivery::Held,
+            _ => Delivery::Once,
+        }
+    }
+}
+
+struct InFlight<'a> {
+    session: &'a Session,
+    id: &'a Value,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.session.end_request(self.id);
+    }
+}

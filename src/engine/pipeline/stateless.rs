@@ -1,0 +1,168 @@
+//! One 2026-07-28 request: checked against its `_meta` (and, over Streamable HTTP, its
+//! headers) by `protocol::modern`, then answered by the same handlers as a legacy request,
+//! in a detached session that lives as long as the request. `subscriptions/listen` is
+//! answered with its stream.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::outcome::{Listening, Outcome, Status};
+use super::run::{self, Received};
+use super::{Inbound, invalid, kind_of};
+use crate::engine::Engine;
+use crate::engine::capture::{Arrival, Recorder};
+use crate::engine::methods::listen::{self, Refused};
+use crate::engine::protocol::VERSION_HEADER;
+use crate::engine::protocol::jsonrpc::{self, Incoming, RpcError, code};
+use crate::engine::protocol::method::Method;
+use crate::engine::protocol::modern::{self, Declared, Served};
+use crate::engine::state::session::Session;
+
+pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Value) -> Outcome {
+    let classified = jsonrpc::classify(&message);
+    let requested = message
+        .get("params")
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(modern::META_VERSION))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| inbound.header(VERSION_HEADER).map(|v| v.trim().to_string()));
+    let (kind, method) = kind_of(&classified);
+    let record = Recorder::arrived(
+        engine,
+        Arrival {
+            exchange: inbound.exchange,
+            session: None,
+            named_session: None,
+            modern_version: Some(requested.as_deref().unwrap_or("")),
+            kind,
+            method,
+            message,
+        },
+    );
+    let refuse = |record: Recorder, status: Status, id: &Value, error: RpcError| {
+        let response = jsonrpc::error(id, &error);
+        record.answered(&response, None);
+        Outcome::json(status, response)
+    };
+    match classified {
+        // Header rules for notifications are undefined; accept them (transport page).
+        Incoming::Notification { .. } => {
+            record.done();
+            Outcome::Accepted
+        }
+        Incoming::Response { id } => refuse(
+            record,
+            Status::BadRequest,
+            &id,
+            RpcError::new(
+                code::INVALID_REQUEST,
+                "Invalid request: a 2026-07-28 server sends no requests, so clients POST no responses",
+            ),
+        ),
+        Incoming::Invalid { id, reason } => {
+            refuse(record, Status::BadRequest, &id, invalid(&reason))
+        }
+        Incoming::Request { id, method, params } => {
+            let declared = match admit(engine, inbound, &method, &params) {
+                Ok(declared) => declared,
+                Err((status, error)) => {
+                    let error = modern::explain_initialize(&engine.versions, &method, error);
+                    return refuse(record, status, &id, error);
+                }
+            };
+            let session = session_for(engine, &declared);
+            if Method::parse(&method) == Some(Method::SubscriptionsListen) {
+                return listen_answer(engine, inbound, session, record, id, &params);
+            }
+            let request = Received {
+                session,
+                id,
+                method,
+                params,
+                record,
+            };
+            run::serve(engine, inbound, request, false).await
+        }
+    }
+}
+
+/// The checks of `protocol::modern`, with what this server serves.
+fn admit(
+    engine: &Engine,
+    inbound: &Inbound,
+    method: &str,
+    params: &Value,
+) -> Result<Declared, modern::Refusal> {
+    // Both tool checks read the same tool; look it up once.
+    let tool = match Method::parse(method) {
+        Some(Method::ToolsCall) => params
+            .get("name")
+            .and_then(Value::as_str)
+            .and_then(|name| engine.catalog.tools.get(name)),
+        _ => None,
+    };
+    let declares_method = if method.starts_with("prompts/") {
+        engine.serves_prompts()
+    } else if method.starts_with("resources/") {
+        engine.serves_resources()
+    } else {
+        true
+    };
+    let served = Served {
+        versions: &engine.versions,
+        tool: tool.as_deref(),
+        declares_method,
+    };
+    modern::check(served, inbound.headers.as_ref(), method, params)
+}
+
+/// The detached session of one modern request.
+fn session_for(engine: &Engine, declared: &Declared) -> Arc<Session> {
+    let session = engine.sessions.detached(
+        declared.version,
+        declared.client_info.clone(),
+        declared.capabilities.clone(),
+    );
+    session.log_only_at(declared.log_level);
+    session
+}
+
+/// `subscriptions/listen`: an event stream whatever the response mode, since its answer is
+/// the stream (`methods::listen`). The listen request's record gets the listen response when
+/// the server ends the stream, or is marked cancelled when the client closes it (2026-07-28
+/// cancellation).
+fn listen_answer(
+    engine: &Arc<Engine>,
+    inbound: &Inbound,
+    session: Arc<Session>,
+    record: Recorder,
+    id: Value,
+    params: &Value,
+) -> Outcome {
+    let refuse = |record: Recorder, status: Status, error: RpcError| {
+        let response = jsonrpc::error(&id, &error);
+        record.answered(&response, None);
+        Outcome::json(status, response)
+    };
+    if !inbound.accepts_stream {
+        return refuse(
+            record,
+            Status::NotAcceptable,
+            RpcError::new(
+                code::INVALID_REQUEST,
+                "subscriptions/listen answers with an event stream: send `Accept: application/json, text/event-stream`",
+            ),
+        );
+    }
+    match listen::open(engine, &id, params) {
+        Ok(subscription) => Outcome::Listen(Listening {
+            session,
+            subscription,
+            record,
+        }),
+        Err(Refused::Invalid(error)) => refuse(record, Status::Ok, error),
+        Err(Refused::Busy(error)) => refuse(record, Status::Unavailable, error),
+    }
+}

@@ -1,0 +1,48 @@
+//! The MCP methods this server answers, parsed once so no handler compares method names as
+//! strings.
+
+/// The methods a legacy session can call (besides `initialize`, which opens the session).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Method {
+    Ping,
+    ToolsList,
+    ToolsCall,
+    ResourcesList,
+    ResourceTemplatesList,
+    ResourcesRead,
+    ResourcesSubscribe,
+    ResourcesUnsubscribe,
+    PromptsList,
+    PromptsGet,
+    CompletionComplete,
+    LoggingSetLevel,
+    ServerDiscover,
+    /// 2026-07-28 only; the transport answers it with a long-lived stream
+    /// (`methods::listen`) before dispatch.
+    SubscriptionsListen,
+}
+
+impl Method {
+    pub(crate) fn parse(method: &str) -> Option<Self> {
+        Some(match method {
+            "ping" => Method::Ping,
+            "tools/list" => Method::ToolsList,
+            "tools/call" => Method::ToolsCall,
+            "resources/list" => Method::ResourcesList,
+            "resources/templates/list" => Method::ResourceTemplatesList,
+            "resources/read" => Method::ResourcesRead,
+            "resources/subscribe" => Method::ResourcesSubscribe,
+            "resources/unsubscribe" => Method::ResourcesUnsubscribe,
+            "prompts/list" => Method::PromptsList,
+            "prompts/get" => Method::PromptsGet,
+            "completion/complete" => Method::CompletionComplete,
+            "logging/setLevel" => Method::LoggingSetLevel,
+            "server/discover" => Method::ServerDiscover,
+            "subscriptions/listen" => Method::SubscriptionsListen,
+            _ => return None,
+        })
+    }
+}
+
+/// `initialize`, which opens a legacy session and so is no method of one.
+pub(crate) const INITIALIZE: &str = "initialize";

@@ -1,0 +1,32 @@
+//! The wire vocabulary both eras share: JSON-RPC messages, ids and error codes
+//! ([`jsonrpc`]), the MCP methods ([`method`]), revision negotiation ([`era`]), the rules a
+//! 2026-07-28 request must follow ([`modern`]), and the header and `_meta` names.
+//!
+//! Pure rules on values: nothing here holds state, touches a socket or knows the engine, so
+//! every other engine module may use it and it uses none of them (only `validate`'s
+//! `x-mcp-header` reading and `spec`).
+
+pub(crate) mod era;
+pub(crate) mod garble;
+pub(crate) mod jsonrpc;
+pub(crate) mod method;
+pub(crate) mod modern;
+
+/// The legacy session header (names are case-insensitive; `http` stores them lower-case).
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The header every request after `initialize` carries since 2025-06-18, and every
+/// 2026-07-28 request.
+pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// How an answer stands, in words a transport maps to its own (Streamable HTTP: the status
+/// code; a byte stream: nothing, the JSON-RPC error says it all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    Ok,
+    BadRequest,
+    NotFound,
+    NotAcceptable,
+    Unavailable,
+    Internal,
+}

@@ -1,0 +1,237 @@
+//! The capture of Streamable HTTP exchanges: a middleware that writes one `http` record per
+//! exchange (OPTIONS preflights excepted, as the product guide says), enforces the request
+//! body limit (413), and records a `stream_end` when an event stream closes. The JSON-RPC
+//! messages inside are recorded by the pipeline (`engine::capture`).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde_json::Value;
+
+use crate::engine::Engine;
+use crate::engine::capture::{ExchangeId, millis};
+use crate::engine::oauth::mask;
+use crate::engine::protocol::jsonrpc::{self, RpcError, code};
+use crate::log::{Entry, HttpExchange, HttpKind};
+
+/// Bodies larger than this are kept in the log as a text prefix, so that a 4 MiB upload does
+/// not multiply by the log's record limit.
+const MAX_CAPTURED_BODY: usize = 256 * 1024;
+
+/// Middleware: one `http` record per exchange, the body limit, and the stream's end.
+pub(crate) async fn exchange(
+    State(engine): State<Arc<Engine>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() == Method::OPTIONS {
+        return next.run(request).await;
+    }
+    let started = Instant::now();
+    let (mut parts, body) = request.into_parts();
+    let limit = engine.limits.max_body_bytes;
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    let bytes = match declared {
+        Some(length) if length > limit as u64 => None,
+        _ => axum::body::to_bytes(body, limit).await.ok(),
+    };
+    // OAuth exchanges carry codes, tokens and secrets; the log keeps them masked.
+    let secret = engine
+        .oauth
+        .as_ref()
+        .is_some_and(|o| o.owns(parts.uri.path()));
+    let id = engine.log.push_from(
+        engine.source,
+        Entry::Http(HttpExchange {
+            kind: HttpKind::Exchange,
+            method: parts.method.to_string(),
+            path: parts.uri.path().to_string(),
+            query: parts
+                .uri
+                .query()
+                .map(|q| if secret { mask::form(q) } else { q.to_string() }),
+            request_headers: header_list(&parts.headers),
+            request_body: bytes
+                .as_ref()
+                .and_then(captured_body)
+                .map(|body| masked(body, secret)),
+            status: None,
+            response_headers: Vec::new(),
+            response_body: None,
+            duration_ms: None,
+            stream_of: None,
+        }),
+    );
+    let response = match bytes {
+        Some(bytes) => {
+            parts.extensions.insert(ExchangeId(id));
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+        None => too_large(limit),
+    };
+    let status = response.status().as_u16();
+    let mut response_headers = header_list(response.headers());
+    if secret {
+        for (name, value) in &mut response_headers {
+            if name == "location" {
+                *value = mask::url(value);
+            }
+        }
+    }
+    let elapsed = millis(started);
+    // A fault's body that breaks off on purpose: collecting it would swallow the break.
+    if response.extensions().get::<Unbuffered>().is_some() {
+        engine.log.update(id, |entry| {
+            if let Entry::Http(h) = entry {
+                h.status = Some(status);
+                h.response_headers = response_headers;
+                h.duration_ms = Some(elapsed);
+            }
+        });
+        return response;
+    }
+    if is_event_stream(response.headers()) {
+        engine.log.update(id, |entry| {
+            if let Entry::Http(h) = entry {
+                h.status = Some(status);
+                h.response_headers = response_headers;
+                h.duration_ms = Some(elapsed);
+            }
+        });
+        let (parts, body) = response.into_parts();
+        let end = StreamEnd {
+            engine: engine.clone(),
+            of: id,
+            started,
+        };
+        let body = body.into_data_stream().map(move |chunk| {
+            let _keep_until_the_stream_drops = &end;
+            chunk
+        });
+        return Response::from_parts(parts, Body::from_stream(body));
+    }
+    let (parts, body) = response.into_parts();
+    // Our own handlers built this body in memory, so collecting it cannot stall.
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    let response_body = captured_body(&bytes).map(|body| masked(body, secret));
+    engine.log.update(id, |entry| {
+        if let Entry::Http(h) = entry {
+            h.status = Some(status);
+            h.response_headers = response_headers;
+            h.response_body = response_body;
+            h.duration_ms = Some(elapsed);
+        }
+    });
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+/// Marks a response whose body must reach the client as it is produced (a fault that cuts
+/// the connection mid-body), so the middleware neither collects nor records it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Unbuffered;
+
+/// Pushes the `stream_end` record when the response body is dropped: at the stream's end,
+/// when the client goes away, or when the server shuts down.
+struct StreamEnd {
+    engine: Arc<Engine>,
+    of: u64,
+    started: Instant,
+}
+
+impl Drop for StreamEnd {
+    fn drop(&mut self) {
+        let opened = self.engine.log.request_line(self.of);
+        let (method, path) = opened.unwrap_or_default();
+        self.engine.log.push_from(
+            self.engine.source,
+            Entry::Http(HttpExchange {
+                kind: HttpKind::StreamEnd,
+                method,
+                path,
+                query: None,
+                request_headers: Vec::new(),
+                request_body: None,
+                status: None,
+                response_headers: Vec::new(),
+                response_body: None,
+                duration_ms: Some(millis(self.started)),
+                stream_of: Some(self.of),
+            }),
+        );
+    }
+}
+
+fn too_large(limit: usize) -> Response {
+    let error = RpcError::new(
+        code::INVALID_REQUEST,
+        format!("the request body exceeds this server's limit of {limit} bytes"),
+    );
+    // The rest of the body is never read, so the connection cannot be reused; saying so
+    // keeps the client from sending its next request on a connection that is closing.
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        [(header::CONNECTION, "close")],
+        axum::Json(jsonrpc::error(&Value::Null, &error)),
+    )
+        .into_response()
+}
+
+fn is_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+/// The headers as captured; `Authorization` values keep only their scheme.
+fn header_list(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            (
+                name.as_str().to_string(),
+                mask::header(
+                    name.as_str(),
+                    String::from_utf8_lossy(value.as_bytes()).into_owned(),
+                ),
+            )
+        })
+        .collect()
+}
+
+fn masked(mut body: Value, secret: bool) -> Value {
+    if secret {
+        mask::body(&mut body);
+    }
+    body
+}
+
+fn captured_body(bytes: &Bytes) -> Option<Value> {
+    if bytes.is_empty() {
+        return None;
+    }
+    if bytes.len() > MAX_CAPTURED_BODY {
+        let prefix = String::from_utf8_lossy(&bytes[..MAX_CAPTURED_BODY]);
+        return Some(Value::String(format!(
+            "[{} bytes; the first {MAX_CAPTURED_BODY} follow]\n{prefix}",
+            bytes.len()
+        )));
+    }
+    Some(
+        serde_json::from_slice(bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned())),
+    )
+}

@@ -1,0 +1,125 @@
+//! The checks Streamable HTTP makes before a message reaches the pipeline: `Origin`
+//! (DNS rebinding), `Content-Type`, `Accept`, and the 405 a 2026-07-28 client gets for GET
+//! and DELETE (2025-11-25 and 2026-07-28 transports pages).
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::Response;
+
+use super::render::transport_error;
+use crate::engine::Engine;
+use crate::engine::protocol::jsonrpc::code;
+use crate::engine::protocol::{SESSION_HEADER, VERSION_HEADER};
+use crate::spec::ProtocolVersion;
+
+/// A present `Origin` must be loopback or allow-listed, else 403 (transports page,
+/// "Security Warning": servers MUST validate Origin to prevent DNS rebinding).
+pub(crate) fn origin_rejection(engine: &Engine, headers: &HeaderMap) -> Option<Response> {
+    let origin = headers.get(header::ORIGIN)?;
+    let origin = origin.to_str().unwrap_or_default();
+    if engine
+        .allowed_origins
+        .iter()
+        .any(|allowed| allowed == origin)
+        || is_loopback_origin(origin)
+    {
+        return None;
+    }
+    Some(transport_error(
+        StatusCode::FORBIDDEN,
+        code::INVALID_REQUEST,
+        &format!(
+            "Forbidden: Origin `{origin}` is not allowed; this server accepts loopback origins and its allow-list"
+        ),
+    ))
+}
+
+fn is_loopback_origin(origin: &str) -> bool {
+    let Some(rest) = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+    else {
+        return false;
+    };
+    let host = if let Some(v6) = rest.strip_prefix('[') {
+        v6.split(']').next().unwrap_or_default()
+    } else {
+        rest.split([':', '/']).next().unwrap_or_default()
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+pub(crate) fn has_json_content_type(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
+}
+
+pub(crate) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
+    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let kind = mime.split('/').next().unwrap_or_default();
+    accept.split(',').any(|item| {
+        let item = item.split(';').next().unwrap_or_default().trim();
+        item.eq_ignore_ascii_case(mime)
+            || item == "*/*"
+            || item.eq_ignore_ascii_case(&format!("{kind}/*"))
+    })
+}
+
+/// 2026-07-28 has no GET stream and no sessions to delete: 405 (transport page) for a
+/// modern client, and for anyone on a server that serves only 2026-07-28 ("Earlier
+/// Streamable HTTP Revisions": such a server SHOULD answer GET and DELETE with 405).
+pub(crate) fn modern_get_or_delete(engine: &Engine, headers: &HeaderMap) -> Option<Response> {
+    let serves_legacy = engine.versions.iter().any(|v| !v.is_modern());
+    let serves_modern = engine.versions.iter().any(|v| v.is_modern());
+    let modern_client = headers
+        .get(VERSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| ProtocolVersion::parse(v.trim()))
+        .is_some_and(ProtocolVersion::is_modern);
+    let legacy_traffic = !modern_client || headers.contains_key(SESSION_HEADER);
+    if !serves_modern || (serves_legacy && legacy_traffic) {
+        return None;
+    }
+    let mut response = transport_error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        code::INVALID_REQUEST,
+        "2026-07-28 requests are POSTs only: there is no GET stream and no session to DELETE",
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    Some(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_origins_are_recognised() {
+        for ok in [
+            "http://localhost:3000",
+            "http://127.0.0.1",
+            "https://[::1]:8080",
+            "http://127.0.0.2/x",
+        ] {
+            assert!(is_loopback_origin(ok), "{ok}");
+        }
+        for bad in [
+            "http://evil.example",
+            "http://localhost.evil.example",
+            "null",
+            "file://",
+            "http://10.0.0.1",
+        ] {
+            assert!(!is_loopback_origin(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! The Streamable HTTP adapter, both eras on one endpoint: POST carries JSON-RPC ([`post`]),
+//! GET opens a legacy session's stream and DELETE ends the session ([`session`]). The adapter
+//! owns everything HTTP: the exchange capture and body limit ([`capture`]), `Origin`,
+//! `Content-Type` and `Accept` ([`checks`]), and turning the pipeline's outcome into a
+//! response ([`render`], with event streams in [`sse`]). It never decides anything about a
+//! message: that is the pipeline's.
+//!
+//! [`serve`] runs one engine alone on its own thread (the fixture); [`router_at`] gives the
+//! router the app nests under `/s/NAME/mcp`.
+
+pub(crate) mod capture;
+pub(crate) mod checks;
+pub(crate) mod post;
+pub(crate) mod render;
+pub(crate) mod serve;
+pub(crate) mod session;
+pub(crate) mod sse;
+
+use std::sync::{Arc, LazyLock};
+
+use axum::Router;
+use axum::http::HeaderMap;
+use axum::http::request::Parts;
+use axum::routing::post;
+
+use crate::engine::Engine;
+use crate::engine::capture::ExchangeId;
+use crate::engine::methods::Principal;
+use crate::engine::pipeline::Inbound;
+use crate::engine::{guard, manifest, oauth};
+
+/// No headers, for the checks of a request whose headers were moved into its [`Inbound`].
+static EMPTY: LazyLock<HeaderMap> = LazyLock::new(HeaderMap::new);
+
+/// What the pipeline gets to know of a request besides its body.
+fn inbound(parts: Parts) -> Inbound {
+    let accepts_stream = checks::accepts(&parts.headers, "text/event-stream");
+    Inbound {
+        exchange: parts.extensions.get::<ExchangeId>().copied(),
+        principal: parts.extensions.get::<Principal>().cloned(),
+        headers: Some(parts.headers),
+        accepts_stream,
+    }
+}
+
+/// The router of one server: the MCP endpoint at `/mcp`, every exchange captured.
+pub(crate) fn router(engine: Arc<Engine>) -> Router {
+    router_at(engine, "/mcp")
+}
+
+/// The router of one server with its MCP endpoint at `path` (the app uses `/s/NAME/mcp`)
+/// and its manifest beside it.
+pub(crate) fn router_at(engine: Arc<Engine>, path: &str) -> Router {
+    if let Some(oauth) = &engine.oauth {
+        oauth.set_mount(path);
+    }
+    Router::new()
+        .route(
+            path,
+            post(post::post).get(session::get).delete(session::delete),
+        )
+        // The bearer-token check runs after the guard's Host check (layers wrap outwards).
+        .route_layer(axum::middleware::from_fn_with_state(
+            engine.clone(),
+            oauth::guard,
+        ))
+        // Inside the capture layer, so the log records every exchange a guard refuses.
+        .route_layer(axum::middleware::from_fn_with_state(
+            engine.clone(),
+            guard::mcp,
+        ))
+        .merge(manifest::routes(path))
+        // OAuth endpoints and well-known documents, claimed before routing because their
+        // paths follow the live configuration (an authorization-server migration moves them).
+        .layer(axum::middleware::from_fn_with_state(
+            engine.clone(),
+            oauth::endpoints,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            engine.clone(),
+            capture::exchange,
+        ))
+        .with_state(engine)
+}

@@ -1,0 +1,51 @@
+//! POST: one JSON-RPC message, or a batch in 2025-03-26 sessions. The adapter's part is the
+//! HTTP around the message: `Origin`, `Content-Type`, the body limit and JSON parsing; the
+//! message itself goes through the pipeline, and its outcome through render.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde_json::Value;
+
+use super::checks::{has_json_content_type, origin_rejection};
+use super::render::{render, transport_error};
+use super::{EMPTY, inbound};
+use crate::engine::Engine;
+use crate::engine::pipeline;
+use crate::engine::protocol::jsonrpc::code;
+
+pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) -> Response {
+    let limit = engine.limits.max_body_bytes;
+    let (parts, body) = request.into_parts();
+    let inbound = inbound(parts);
+    let body = axum::body::to_bytes(body, limit).await.ok();
+    let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
+    if let Some(rejection) = origin_rejection(&engine, headers) {
+        return rejection;
+    }
+    if !has_json_content_type(headers) {
+        return transport_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            code::INVALID_REQUEST,
+            "POST bodies must be sent with `Content-Type: application/json`",
+        );
+    }
+    let Some(body) = body else {
+        return transport_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            code::INVALID_REQUEST,
+            "the request body is too large",
+        );
+    };
+    let outcome = match serde_json::from_slice::<Value>(&body) {
+        Ok(Value::Array(batch)) => pipeline::batch(&engine, &inbound, batch).await,
+        Ok(message) => pipeline::message(&engine, &inbound, message).await,
+        Err(error) => {
+            let text = String::from_utf8_lossy(&body).into_owned();
+            pipeline::unparsable(&engine, &inbound, text, &error.to_string())
+        }
+    };
+    render(&engine, outcome, inbound.exchange).await
+}

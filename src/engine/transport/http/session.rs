@@ -1,0 +1,106 @@
+//! GET opens a legacy session's stream of server-to-client messages (resumable with
+//! `Last-Event-ID`), DELETE ends the session (2025-11-25 transports page).
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use super::checks::{accepts, modern_get_or_delete, origin_rejection};
+use super::render::{status_code, transport_error};
+use super::{EMPTY, inbound, sse};
+use crate::engine::Engine;
+use crate::engine::pipeline::admit;
+use crate::engine::pipeline::outcome::{Shape, Status, Streamed};
+use crate::engine::protocol::jsonrpc::{self, RpcError, code};
+use crate::engine::state::stream::{self, STANDALONE};
+
+/// The header a client resumes a stream with.
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// GET: the session's stream of server-to-client messages (list_changed and friends).
+pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> Response {
+    // axum routes HEAD here too; opening (and so taking over) the session's stream for a
+    // request that never reads it would silently end the client's real GET stream.
+    if request.method() == axum::http::Method::HEAD {
+        return (
+            StatusCode::METHOD_NOT_ALLOWED,
+            [(header::ALLOW, "GET, POST, DELETE")],
+        )
+            .into_response();
+    }
+    let inbound = inbound(request.into_parts().0);
+    let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
+    if let Some(rejection) = origin_rejection(&engine, headers) {
+        return rejection;
+    }
+    if let Some(rejection) = modern_get_or_delete(&engine, headers) {
+        return rejection;
+    }
+    if !accepts(headers, "text/event-stream") {
+        return transport_error(
+            StatusCode::NOT_ACCEPTABLE,
+            code::INVALID_REQUEST,
+            "GET opens an event stream: send `Accept: text/event-stream`",
+        );
+    }
+    admit::expire_if_due(&engine, &inbound);
+    let session = match admit::session(&engine, &inbound) {
+        Ok(session) => session,
+        Err((status, error)) => return refusal(status, &error),
+    };
+    // Resumption (transports, "Resumability and Redelivery"): a Last-Event-ID this server
+    // issued names the stream and the last event seen; anything else opens the GET stream.
+    let resume = headers
+        .get(LAST_EVENT_ID)
+        .and_then(|v| v.to_str().ok())
+        .and_then(stream::parse_event_id);
+    let reader = resume
+        .and_then(|(stream, seq)| session.attach(stream, Some(seq)))
+        .or_else(|| session.attach(STANDALONE, None));
+    let Some(reader) = reader else {
+        return transport_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            code::INVALID_REQUEST,
+            "the session has no stream",
+        );
+    };
+    let streamed = Streamed {
+        session,
+        reader,
+        shape: Shape::Normal,
+        hang: None,
+    };
+    sse::session_stream(engine, streamed, inbound.exchange)
+}
+
+/// DELETE: the client ends its session; the id answers 404 from now on.
+pub(crate) async fn delete(State(engine): State<Arc<Engine>>, request: Request) -> Response {
+    let inbound = inbound(request.into_parts().0);
+    let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
+    if let Some(rejection) = origin_rejection(&engine, headers) {
+        return rejection;
+    }
+    if let Some(rejection) = modern_get_or_delete(&engine, headers) {
+        return rejection;
+    }
+    admit::expire_if_due(&engine, &inbound);
+    match admit::session(&engine, &inbound) {
+        Ok(session) => {
+            engine.sessions.remove(&session.id);
+            StatusCode::OK.into_response()
+        }
+        Err((status, error)) => refusal(status, &error),
+    }
+}
+
+/// A refused GET or DELETE: the status and an id-less error.
+fn refusal(status: Status, error: &RpcError) -> Response {
+    (
+        status_code(status),
+        axum::Json(jsonrpc::error(&Value::Null, error)),
+    )
+        .into_response()
+}

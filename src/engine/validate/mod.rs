@@ -1,0 +1,13 @@
+//! Every check of a spec before the engine runs it: items ([`items`]), tool responses and
+//! matchers ([`responses`]), fault rules and session expiry ([`faults`]), `x-mcp-header`
+//! annotations ([`headers`]). Each problem is a typed [`Error`](crate::Error) naming the
+//! item and the field, in one message format, so a mistake surfaces when the spec is given,
+//! never at call time.
+//!
+//! Pure functions of the spec: nothing here reads a running server, so the catalog, the
+//! fault rules and the app's `servers.json` loader all call them.
+
+pub(crate) mod faults;
+pub(crate) mod headers;
+pub(crate) mod items;
+pub(crate) mod responses;
