@@ -12,7 +12,7 @@ use axum::response::{Html, IntoResponse, Response};
 use super::issuer::Context;
 use super::params::{self, Params};
 use super::register::metadata_document_client;
-use super::store::{ClientOrigin, Code, Pending};
+use super::store::{Approved, ClientOrigin, Code, Pending};
 use super::{AuthServer, OAuthError, after, secret};
 use crate::engine::Engine;
 use crate::spec::{Consent, IssResponse};
@@ -21,21 +21,6 @@ use crate::spec::{Consent, IssResponse};
 const CONSENT_SECS: u64 = 600;
 /// What `IssResponse::Wrong` sends.
 const WRONG_ISSUER: &str = "https://evil.example.com";
-
-/// A valid authorization request, ready for a code.
-#[derive(Debug, Clone)]
-pub(crate) struct Approved {
-    client_id: String,
-    redirect_uri: String,
-    /// Whether the request named the redirect URI (the token request must then repeat it).
-    redirect_uri_given: bool,
-    state: Option<String>,
-    challenge: String,
-    resource: Option<String>,
-    scopes: Vec<String>,
-    /// The `iss` to send back, decided when the request arrived.
-    iss: Option<String>,
-}
 
 /// `GET` (or form `POST`) `…/authorize`.
 pub(super) async fn authorize(

@@ -174,8 +174,23 @@ impl Token {
 /// An authorization request waiting for the consent page's answer.
 #[derive(Debug, Clone)]
 pub(super) struct Pending {
-    pub(super) request: super::authorize::Approved,
+    pub(super) request: Approved,
     pub(super) expires_at: SystemTime,
+}
+
+/// A valid authorization request, ready for a code.
+#[derive(Debug, Clone)]
+pub(crate) struct Approved {
+    pub(super) client_id: String,
+    pub(super) redirect_uri: String,
+    /// Whether the request named the redirect URI (the token request must then repeat it).
+    pub(super) redirect_uri_given: bool,
+    pub(super) state: Option<String>,
+    pub(super) challenge: String,
+    pub(super) resource: Option<String>,
+    pub(super) scopes: Vec<String>,
+    /// The `iss` to send back, decided when the request arrived.
+    pub(super) iss: Option<String>,
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::catalog::{Catalog, MAX_ITEMS};
-use crate::engine::validate::responses::compile;
+use crate::engine::validate::matchers::compile;
 use crate::spec::{Comparison, Delay, Fault, Matcher, ToolSpec};
 
 /// The seed of a server that sets none: fixed, so random delays reproduce by default too.

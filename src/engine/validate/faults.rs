@@ -3,7 +3,7 @@
 
 use http::{HeaderName, HeaderValue};
 
-use super::responses::{check_delay, check_matcher};
+use super::matchers::{check_delay, check_matcher};
 use crate::error::Error;
 use crate::spec::{Fault, FaultRule, SessionExpiry};
 

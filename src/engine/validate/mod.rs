@@ -1,5 +1,5 @@
-//! Every check of a spec before the engine runs it: items ([`items`]), tool responses and
-//! matchers ([`responses`]), fault rules and session expiry ([`faults`]), `x-mcp-header`
+//! Every check of a spec before the engine runs it: items ([`items`]), tool responses ([`responses`]),
+//! delays and matchers ([`matchers`]), fault rules and session expiry ([`faults`]), `x-mcp-header`
 //! annotations ([`headers`]). Each problem is a typed [`Error`](crate::Error) naming the
 //! item and the field, in one message format, so a mistake surfaces when the spec is given,
 //! never at call time.
@@ -10,4 +10,5 @@
 pub(crate) mod faults;
 pub(crate) mod headers;
 pub(crate) mod items;
+pub(crate) mod matchers;
 pub(crate) mod responses;
