@@ -63,7 +63,7 @@ pub(crate) fn validate(tool: &ToolSpec) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{Comparison, Fault, ResponseSpec};
+    use crate::spec::{Comparison, Delay, Fault, Matcher, ResponseSpec};
     use serde_json::json;
 
     fn ok(text: &str) -> ResponseSpec {
