@@ -34,6 +34,26 @@ pub(crate) struct Arrival<'a> {
     pub(crate) message: Value,
 }
 
+impl<'a> Arrival<'a> {
+    /// A message outside any session; callers set what else they know.
+    pub(crate) fn new(
+        exchange: Option<ExchangeId>,
+        kind: RpcKind,
+        method: Option<&'a str>,
+        message: Value,
+    ) -> Self {
+        Arrival {
+            exchange,
+            session: None,
+            named_session: None,
+            modern_version: None,
+            kind,
+            method,
+            message,
+        }
+    }
+}
+
 /// The record of one message from the client, open until its answer is known. Each way a
 /// message can end is one method that consumes the recorder; a recorder dropped before any of
 /// them ran (the handler's future was dropped with its connection) marks the record

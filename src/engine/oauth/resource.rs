@@ -19,6 +19,7 @@ use super::store::Token;
 use crate::engine::Engine;
 use crate::engine::methods::Principal;
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
+use crate::engine::protocol::method::{INITIALIZE, Method as McpMethod};
 
 /// Middleware on the MCP endpoint (inside the capture layer, so refusals are recorded).
 pub(crate) async fn guard(
@@ -115,7 +116,7 @@ pub(crate) async fn guard(
     let migrate = oauth.spec.authorization_server_migration
         && messages
             .iter()
-            .any(|m| m.is_request && m.method != "initialize")
+            .any(|m| m.is_request && m.method != INITIALIZE)
         && !std::mem::replace(&mut oauth.lock().migrated, true);
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
@@ -218,7 +219,7 @@ fn insufficient(oauth: &AuthServer, token: &Token, messages: &[Message]) -> Opti
     if oauth.spec.always_insufficient
         && messages
             .iter()
-            .any(|m| m.is_request && m.method != "initialize")
+            .any(|m| m.is_request && m.method != INITIALIZE)
     {
         let scope = oauth
             .spec
@@ -231,7 +232,10 @@ fn insufficient(oauth: &AuthServer, token: &Token, messages: &[Message]) -> Opti
                 "this server never finds the token's scopes sufficient (a retry-limit test)".into(),
         });
     }
-    for message in messages.iter().filter(|m| m.method == "tools/call") {
+    for message in messages
+        .iter()
+        .filter(|m| McpMethod::parse(&m.method) == Some(McpMethod::ToolsCall))
+    {
         let Some(tool) = &message.tool else { continue };
         let any = || oauth.spec.tool_scopes.get(crate::spec::OAuthSpec::ANY_TOOL);
         let Some(required) = oauth.spec.tool_scopes.get(tool).or_else(any) else {

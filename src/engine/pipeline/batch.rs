@@ -88,13 +88,7 @@ pub(crate) async fn answer(engine: &Arc<Engine>, inbound: &Inbound, batch: Vec<V
                 let plan = plan::plan(engine, &method, &params, setting);
                 plan.note(&record);
                 let fault = plan.fault.clone();
-                let request = Received {
-                    session: session.clone(),
-                    id,
-                    method,
-                    params,
-                    record,
-                };
+                let request = Received::new(session.clone(), record, id, method, params);
                 let pending = Pending::new(engine, inbound, request, plan);
                 // A batch's answers all travel in one JSON body; a cancelled request has none.
                 let Some(response) = pending.run(View::Batch).await else {

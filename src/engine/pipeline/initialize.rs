@@ -27,18 +27,13 @@ pub(crate) async fn answer(
     params: &Value,
     message: Value,
 ) -> Outcome {
-    let record = Recorder::arrived(
-        engine,
-        Arrival {
-            exchange: inbound.exchange,
-            session: None,
-            named_session: None,
-            modern_version: None,
-            kind: RpcKind::Request,
-            method: Some(INITIALIZE),
-            message,
-        },
+    let arrival = Arrival::new(
+        inbound.exchange,
+        RpcKind::Request,
+        Some(INITIALIZE),
+        message,
     );
+    let record = Recorder::arrived(engine, arrival);
     if let Some(sent) = inbound.header(VERSION_HEADER) {
         if !engine.versions.iter().any(|v| v.as_str() == sent.trim()) {
             let error = RpcError::new(

@@ -48,13 +48,7 @@ pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Va
     match classified {
         Incoming::Request { id, method, params } => {
             engine.expiry.counted(&session.id);
-            let request = Received {
-                session,
-                id,
-                method,
-                params,
-                record,
-            };
+            let request = Received::new(session, record, id, method, params);
             run::serve(engine, inbound, request, true).await
         }
         Incoming::Notification { method, params } => {

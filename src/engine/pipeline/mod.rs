@@ -100,19 +100,16 @@ pub(crate) fn unparsable(
     text: String,
     reason: &str,
 ) -> Outcome {
-    Recorder::arrived(
-        engine,
-        Arrival {
-            exchange: inbound.exchange,
-            session: None,
-            named_session: inbound.named_session(),
-            modern_version: None,
-            kind: RpcKind::Invalid,
-            method: None,
-            message: Value::String(text),
-        },
-    )
-    .done();
+    let arrival = Arrival {
+        named_session: inbound.named_session(),
+        ..Arrival::new(
+            inbound.exchange,
+            RpcKind::Invalid,
+            None,
+            Value::String(text),
+        )
+    };
+    Recorder::arrived(engine, arrival).done();
     refused(
         Status::BadRequest,
         code::PARSE_ERROR,
@@ -137,18 +134,12 @@ fn record(
     message: Value,
 ) -> Recorder {
     let (kind, method) = kind_of(classified);
-    Recorder::arrived(
-        engine,
-        Arrival {
-            exchange: inbound.exchange,
-            session,
-            named_session: inbound.named_session(),
-            modern_version: None,
-            kind,
-            method,
-            message,
-        },
-    )
+    let arrival = Arrival {
+        session,
+        named_session: inbound.named_session(),
+        ..Arrival::new(inbound.exchange, kind, method, message)
+    };
+    Recorder::arrived(engine, arrival)
 }
 
 fn kind_of(classified: &Incoming) -> (RpcKind, Option<&str>) {
@@ -163,4 +154,90 @@ fn kind_of(classified: &Incoming) -> (RpcKind, Option<&str>) {
 /// The `Invalid request` error of a message that is no JSON-RPC message.
 fn invalid(reason: &str) -> RpcError {
     RpcError::new(code::INVALID_REQUEST, format!("Invalid request: {reason}"))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The pipeline without a transport: what a byte-stream adapter (stdio) will see. No
+    //! HTTP types here, only messages in and outcomes out.
+
+    use super::*;
+    use crate::log::{Entry, TrafficLog};
+    use crate::spec::{Fault, FaultRule, Limits, ServerSpec, ToolSpec};
+    use serde_json::json;
+
+    fn engine(faults: Vec<FaultRule>) -> Arc<Engine> {
+        let spec = ServerSpec {
+            tools: vec![ToolSpec::echo()],
+            faults,
+            ..ServerSpec::new("seam")
+        };
+        Engine::new(
+            spec,
+            Limits::default(),
+            Vec::new(),
+            Arc::new(TrafficLog::new(100)),
+            0,
+        )
+        .expect("a valid spec")
+    }
+
+    fn call(id: u64) -> Value {
+        json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {
+                "name": "echo", "arguments": { "message": "hi" },
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                },
+            },
+        })
+    }
+
+    fn reply(outcome: Outcome) -> Value {
+        match outcome {
+            Outcome::Reply(reply) => reply.body,
+            other => panic!("expected a JSON reply, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stateless_call_runs_without_any_transport_and_is_recorded() {
+        let engine = engine(Vec::new());
+        let inbound = Inbound::default();
+
+        let answer = reply(message(&engine, &inbound, call(1)).await);
+
+        assert_eq!(answer["id"], 1);
+        assert_eq!(answer["result"]["content"][0]["text"], "hi");
+        assert_eq!(answer["result"]["resultType"], "complete");
+        let records = engine.log.records();
+        let Some(Entry::Mcp(record)) = records.last().map(|r| &r.entry) else {
+            panic!("no mcp record: {records:?}");
+        };
+        assert_eq!(record.method.as_deref(), Some("tools/call"));
+        assert_eq!(record.response.as_ref(), Some(&answer));
+        assert!(!record.cancelled);
+    }
+
+    #[tokio::test]
+    async fn a_fault_rule_answers_through_the_same_stages_without_http() {
+        let rule = FaultRule::on_method("tools/call")
+            .times(1)
+            .fault(Fault::error(-32001, "busy"));
+        let engine = engine(vec![rule]);
+        let inbound = Inbound::default();
+
+        let first = reply(message(&engine, &inbound, call(1)).await);
+        let second = reply(message(&engine, &inbound, call(2)).await);
+
+        assert_eq!(first["error"]["code"], -32001);
+        assert_eq!(second["result"]["content"][0]["text"], "hi");
+        assert_eq!(
+            engine.catalog.calls("echo"),
+            2,
+            "a refused call still reached the tool"
+        );
+    }
 }

@@ -31,6 +31,24 @@ pub(crate) struct Received {
     pub(crate) record: Recorder,
 }
 
+impl Received {
+    pub(crate) fn new(
+        session: Arc<Session>,
+        record: Recorder,
+        id: Value,
+        method: String,
+        params: Value,
+    ) -> Self {
+        Received {
+            session,
+            id,
+            method,
+            params,
+            record,
+        }
+    }
+}
+
 /// Plans the request, answers the faults that replace the handler, and otherwise runs it,
 /// answering as JSON or on a stream; `legacy_session` tells a legacy session's request from
 /// a 2026-07-28 one (detached session).

@@ -29,18 +29,11 @@ pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Va
         .map(str::to_string)
         .or_else(|| inbound.header(VERSION_HEADER).map(|v| v.trim().to_string()));
     let (kind, method) = kind_of(&classified);
-    let record = Recorder::arrived(
-        engine,
-        Arrival {
-            exchange: inbound.exchange,
-            session: None,
-            named_session: None,
-            modern_version: Some(requested.as_deref().unwrap_or("")),
-            kind,
-            method,
-            message,
-        },
-    );
+    let arrival = Arrival {
+        modern_version: Some(requested.as_deref().unwrap_or("")),
+        ..Arrival::new(inbound.exchange, kind, method, message)
+    };
+    let record = Recorder::arrived(engine, arrival);
     let refuse = |record: Recorder, status: Status, id: &Value, error: RpcError| {
         let response = jsonrpc::error(id, &error);
         record.answered(&response, None);
@@ -76,13 +69,7 @@ pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Va
             if Method::parse(&method) == Some(Method::SubscriptionsListen) {
                 return listen_answer(engine, inbound, session, record, id, &params);
             }
-            let request = Received {
-                session,
-                id,
-                method,
-                params,
-                record,
-            };
+            let request = Received::new(session, record, id, method, params);
             run::serve(engine, inbound, request, false).await
         }
     }

@@ -271,9 +271,9 @@ fn check_method_header(headers: &HeaderMap, method: &str) -> Result<(), Refusal>
 /// `Mcp-Name` must equal `params.name` (tools/call, prompts/get) or `params.uri`
 /// (resources/read), after decoding the `=?base64?…?=` form.
 fn check_name_header(headers: &HeaderMap, method: &str, params: &Value) -> Result<(), Refusal> {
-    let field = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
+    let field = match Method::parse(method) {
+        Some(Method::ToolsCall | Method::PromptsGet) => "name",
+        Some(Method::ResourcesRead) => "uri",
         _ => return Ok(()),
     };
     let Some(expected) = params.get(field).and_then(Value::as_str) else {

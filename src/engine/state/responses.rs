@@ -287,6 +287,7 @@ fn same(a: &Value, b: &Value) -> bool {
 mod tests {
     use super::*;
     use crate::engine::Engine;
+    use crate::engine::validate::responses::tests::{ok, spec};
     use crate::log::TrafficLog;
     use crate::spec::{Limits, ResponseSpec, ServerSpec};
     use serde_json::json;
@@ -310,20 +311,6 @@ mod tests {
         Matcher::Equals {
             pointer: pointer.into(),
             value,
-        }
-    }
-
-    fn ok(text: &str) -> ResponseSpec {
-        ResponseSpec {
-            result: Some(json!({ "content": [{ "type": "text", "text": text }] })),
-            ..ResponseSpec::default()
-        }
-    }
-
-    fn spec(responses: Vec<ResponseSpec>) -> ToolSpec {
-        ToolSpec {
-            responses,
-            ..ToolSpec::new("t")
         }
     }
 

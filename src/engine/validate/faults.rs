@@ -4,6 +4,7 @@
 use http::{HeaderName, HeaderValue};
 
 use super::matchers::{check_delay, check_matcher};
+use crate::engine::protocol::method::Method;
 use crate::error::Error;
 use crate::spec::{Fault, FaultRule, SessionExpiry};
 
@@ -88,7 +89,7 @@ fn rule_problem(rule: &FaultRule) -> Option<(String, String)> {
         ));
     }
     if let (Some(method), Some(_)) = (&rule.method, &rule.tool)
-        && method != "tools/call"
+        && Method::parse(method) != Some(Method::ToolsCall)
     {
         return Some((
             "tool".into(),

@@ -1,5 +1,5 @@
-//! Checks a tool's alternative responses, and the delays and matchers that fault rules share
-//! with them: each problem names the field as `servers.json` spells it.
+//! Checks a tool's alternative responses: each problem names the field as `servers.json`
+//! spells it (`responses[1].when.regex.pattern`).
 
 use super::matchers::{check_delay, check_matcher};
 use crate::engine::template;
@@ -61,19 +61,21 @@ pub(crate) fn validate(tool: &ToolSpec) -> Result<(), Error> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::spec::{Comparison, Delay, Fault, Matcher, ResponseSpec};
     use serde_json::json;
 
-    fn ok(text: &str) -> ResponseSpec {
+    /// A response with a text result.
+    pub(crate) fn ok(text: &str) -> ResponseSpec {
         ResponseSpec {
             result: Some(json!({ "content": [{ "type": "text", "text": text }] })),
             ..ResponseSpec::default()
         }
     }
 
-    fn spec(responses: Vec<ResponseSpec>) -> ToolSpec {
+    /// The tool `t` with these responses.
+    pub(crate) fn spec(responses: Vec<ResponseSpec>) -> ToolSpec {
         ToolSpec {
             responses,
             ..ToolSpec::new("t")

@@ -12,8 +12,8 @@ use super::checks::{accepts, modern_get_or_delete, origin_rejection};
 use super::render::{status_code, transport_error};
 use super::{EMPTY, inbound, sse};
 use crate::engine::Engine;
-use crate::engine::pipeline::admit;
 use crate::engine::pipeline::outcome::{Shape, Status, Streamed};
+use crate::engine::pipeline::{Inbound, admit};
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 use crate::engine::state::stream::{self, STANDALONE};
 
@@ -31,14 +31,11 @@ pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> 
         )
             .into_response();
     }
-    let inbound = inbound(request.into_parts().0);
+    let inbound = match checked(&engine, request) {
+        Ok(inbound) => inbound,
+        Err(rejection) => return rejection,
+    };
     let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
-    if let Some(rejection) = origin_rejection(&engine, headers) {
-        return rejection;
-    }
-    if let Some(rejection) = modern_get_or_delete(&engine, headers) {
-        return rejection;
-    }
     if !accepts(headers, "text/event-stream") {
         return transport_error(
             StatusCode::NOT_ACCEPTABLE,
@@ -78,14 +75,10 @@ pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> 
 
 /// DELETE: the client ends its session; the id answers 404 from now on.
 pub(crate) async fn delete(State(engine): State<Arc<Engine>>, request: Request) -> Response {
-    let inbound = inbound(request.into_parts().0);
-    let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
-    if let Some(rejection) = origin_rejection(&engine, headers) {
-        return rejection;
-    }
-    if let Some(rejection) = modern_get_or_delete(&engine, headers) {
-        return rejection;
-    }
+    let inbound = match checked(&engine, request) {
+        Ok(inbound) => inbound,
+        Err(rejection) => return rejection,
+    };
     admit::expire_if_due(&engine, &inbound);
     match admit::session(&engine, &inbound) {
         Ok(session) => {
@@ -94,6 +87,19 @@ pub(crate) async fn delete(State(engine): State<Arc<Engine>>, request: Request) 
         }
         Err((status, error)) => refusal(status, &error),
     }
+}
+
+/// The request's inbound part, once `Origin` and the era allow a GET or DELETE at all.
+fn checked(engine: &Engine, request: Request) -> Result<Inbound, Response> {
+    let inbound = inbound(request.into_parts().0);
+    let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
+    if let Some(rejection) = origin_rejection(engine, headers) {
+        return Err(rejection);
+    }
+    if let Some(rejection) = modern_get_or_delete(engine, headers) {
+        return Err(rejection);
+    }
+    Ok(inbound)
 }
 
 /// A refused GET or DELETE: the status and an id-less error.
