@@ -47,6 +47,7 @@ impl Engine {
 
     /// Changes the item with key `key` into `next`, which may have another key (a rename).
     /// A renamed tool keeps its call count and its place in its response sequences.
+    #[cfg(feature = "decoy-cli")]
     pub(crate) fn update<T: Kind>(&self, key: &str, next: T) -> Result<(), Error> {
         let new_key = next.key().to_string();
         let changed = T::shelf(&self.catalog).modify(key, |item| *item = next)?;
@@ -141,7 +142,8 @@ impl Engine {
         self.guard.revoke_api_key(key)
     }
 
-    /// Accepts exactly these keys from now on.
+    /// Accepts exactly these keys from now on (the app's `PATCH`, already validated).
+    #[cfg(feature = "decoy-cli")]
     pub(crate) fn set_api_keys(&self, keys: Vec<String>) {
         self.guard.set_api_keys(keys);
     }
@@ -178,6 +180,7 @@ impl Engine {
 
     /// Ends every session and listen stream: the server stops serving (it was removed or
     /// replaced, or the process is stopping).
+    #[cfg(feature = "decoy-cli")]
     pub(crate) fn end(&self) {
         self.sessions.clear();
         self.listeners.close();
@@ -195,6 +198,7 @@ impl Engine {
     }
 
     /// Takes over the OAuth clients and tokens of the engine this one replaces.
+    #[cfg(feature = "decoy-cli")]
     pub(crate) fn take_oauth_state_from(&self, previous: &Engine) {
         if let (Some(new), Some(old)) = (&self.oauth, &previous.oauth) {
             new.take_state_from(old);

@@ -40,6 +40,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 
 pub use state::session::SessionInfo;
+#[cfg(feature = "decoy-cli")]
 pub(crate) use transport::http::router_at;
 pub(crate) use transport::http::serve::{Running, spawn};
 
@@ -230,6 +231,7 @@ impl Engine {
 
     /// The server as plain data, with the catalog and keys as they are now (for
     /// `servers.json`).
+    #[cfg(feature = "decoy-cli")]
     pub(crate) fn current_spec(&self) -> ServerSpec {
         ServerSpec {
             tools: self.catalog.tools.all(),
@@ -247,6 +249,7 @@ impl Engine {
     }
 
     /// The tag of this server's records in a shared log.
+    #[cfg(feature = "decoy-cli")]
     pub(crate) fn source(&self) -> u64 {
         self.source
     }
