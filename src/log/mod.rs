@@ -8,7 +8,7 @@ mod query;
 mod record;
 mod transcript;
 
-pub use buffer::{DEFAULT_LOG_LIMIT, TrafficLog};
+pub(crate) use buffer::{DEFAULT_LOG_LIMIT, TrafficLog};
 pub use oauth::{AuthorizeRequest, Challenge, ClientAuth, OAuthLog, Registration, TokenRequest};
 pub(crate) use query::describe_mcp;
 pub use query::{FiredFault, HttpQuery, Log, McpQuery, ToolCall};

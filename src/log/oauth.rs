@@ -22,7 +22,8 @@ use super::record::{Entry, HttpExchange, HttpKind, Record};
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// use mcp_decoy::{MockMcpServer, OAuth};
+/// use mcp_decoy::MockMcpServer;
+/// use mcp_decoy::oauth::OAuth;
 ///
 /// let server = MockMcpServer::builder().oauth(OAuth::new()).start().await;
 /// // The client under test runs its OAuth flow against `server.url()`; here, it only
@@ -48,6 +49,7 @@ pub struct OAuthLog {
 
 /// One Dynamic Client Registration request (RFC 7591) and its answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Registration {
     /// The id of its `http` record.
     pub record: u64,
@@ -81,6 +83,7 @@ impl Registration {
 
 /// One request to the authorization endpoint and the redirect that answered it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct AuthorizeRequest {
     /// The id of its `http` record.
     pub record: u64,
@@ -165,6 +168,7 @@ impl ClientAuth {
 
 /// One request to the token endpoint and its answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct TokenRequest {
     /// The id of its `http` record.
     pub record: u64,
@@ -212,6 +216,7 @@ impl TokenRequest {
 
 /// A `401`/`403` answer carrying a `WWW-Authenticate: Bearer` challenge.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Challenge {
     /// The id of its `http` record.
     pub record: u64,

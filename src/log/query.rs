@@ -133,6 +133,7 @@ impl Log {
 
 /// A request that a fault fired for (see [`Log::faults`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct FiredFault {
     /// The id of the request's `mcp` record.
     pub record: u64,
@@ -149,6 +150,7 @@ pub struct FiredFault {
 
 /// One `tools/call` as the server saw it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The id of its `mcp` record.
     pub record: u64,
@@ -212,19 +214,14 @@ impl<'a> McpQuery<'a> {
         self.keep(|m| m.kind == kind)
     }
 
-    /// Messages in this direction.
-    pub fn direction(self, direction: Direction) -> Self {
-        self.keep(|m| m.direction == direction)
-    }
-
-    /// Messages sent by the client.
+    /// Messages sent by the client ([`Direction::ClientToServer`]).
     pub fn from_client(self) -> Self {
-        self.direction(Direction::ClientToServer)
+        self.keep(|m| m.direction == Direction::ClientToServer)
     }
 
-    /// Messages sent by the server.
+    /// Messages sent by the server ([`Direction::ServerToClient`]).
     pub fn from_server(self) -> Self {
-        self.direction(Direction::ServerToClient)
+        self.keep(|m| m.direction == Direction::ServerToClient)
     }
 
     /// Messages of this session.

@@ -83,6 +83,7 @@ pub enum Fault {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(untagged, deny_unknown_fields)]
+#[non_exhaustive]
 pub enum Delay {
     /// Exactly `ms` milliseconds.
     Fixed {
@@ -290,7 +291,8 @@ impl FaultRule {
     ///
     /// # Example
     /// ```
-    /// use mcp_decoy::{Delay, FaultRule};
+    /// use mcp_decoy::FaultRule;
+    /// use mcp_decoy::spec::Delay;
     /// use std::time::Duration;
     ///
     /// // Every call of `search` after the first is 200 ms slow.
