@@ -93,6 +93,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations)]
 
+#[macro_use]
+mod macros;
+
 #[cfg(feature = "decoy-cli")]
 #[cfg_attr(docsrs, doc(cfg(feature = "decoy-cli")))]
 pub mod cli;
