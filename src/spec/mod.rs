@@ -1,6 +1,10 @@
 //! Plain data that describes a decoy server: what the builder collects and what the app's
 //! `servers.json` stores. No I/O and no sockets here; the engine checks a spec before it
 //! runs it.
+//!
+//! Three of its types are named so often that their one path is the crate root:
+//! [`Fault`](crate::Fault), [`FaultRule`](crate::FaultRule) and
+//! [`ProtocolVersion`](crate::ProtocolVersion).
 
 mod auth;
 // `Fault` and `FaultRule` are re-exported at the crate root, their one public path.
