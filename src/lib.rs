@@ -113,34 +113,35 @@ pub use fixture::{Prompt, PromptArgument, Resource, ResourceTemplate, Response, 
 pub use spec::fault::{Fault, FaultRule};
 pub use spec::version::ProtocolVersion;
 
-// Transitional, hidden from the docs: `oauth` is the one public path of these two, but the
-// doc examples of `fixture/oauth_presets.rs` (moving to `spec/` in another change, so not
-// edited here) and the app still name them at the root. Delete this line once they use
-// `crate::oauth::…`.
+// Transitional, hidden from the docs: `oauth` is the one public path of these three, but
+// the doc examples of `fixture/oauth_presets.rs` (moving to `spec/` in another change), the
+// app (`cli/api/oauth.rs`) and a doc link in `engine/oauth/mod.rs` still name them at the
+// root, and those files are not edited here. Delete this line once they use `crate::oauth`.
 #[doc(hidden)]
-pub use fixture::{AuthScenario, OAuth};
+pub use fixture::{AuthScenario, OAuth, OAuthHandle};
 
-/// OAuth 2.1 for a [`MockMcpServer`]: the settings ([`OAuth`]), the running side
-/// ([`OAuthHandle`], [`TokenInfo`]) and the conformance suite's client auth scenarios
-/// ([`AuthScenario`]).
-///
-/// # Example
-/// ```
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// use mcp_decoy::MockMcpServer;
-/// use mcp_decoy::oauth::{AuthScenario, OAuth, TokenKind};
-///
-/// let server = MockMcpServer::builder()
-///     .oauth(OAuth::preset(AuthScenario::ScopeStepUp))
-///     .start()
-///     .await;
-/// // After the client under test authorized:
-/// let access_tokens = server.oauth().tokens().into_iter().filter(|t| t.kind == TokenKind::Access);
-/// assert_eq!(access_tokens.count(), 0);
-/// # }
-/// ```
 pub mod oauth {
+    //! OAuth 2.1 for a [`MockMcpServer`](crate::MockMcpServer): the settings ([`OAuth`]), the
+    //! running side ([`OAuthHandle`], [`TokenInfo`]) and the conformance suite's client auth
+    //! scenarios ([`AuthScenario`]).
+    //!
+    //! # Example
+    //! ```
+    //! # #[tokio::main(flavor = "current_thread")]
+    //! # async fn main() {
+    //! use mcp_decoy::MockMcpServer;
+    //! use mcp_decoy::oauth::{AuthScenario, OAuth, TokenKind};
+    //!
+    //! let server = MockMcpServer::builder()
+    //!     .oauth(OAuth::preset(AuthScenario::ScopeStepUp))
+    //!     .start()
+    //!     .await;
+    //! // After the client under test authorized:
+    //! let tokens = server.oauth().tokens();
+    //! assert_eq!(tokens.iter().filter(|t| t.kind == TokenKind::Access).count(), 0);
+    //! # }
+    //! ```
+
     pub use crate::engine::oauth::{TokenInfo, TokenKind};
     pub use crate::fixture::{AuthScenario, OAuth, OAuthHandle};
 }

@@ -28,3 +28,27 @@ macro_rules! setters {
         }
     )*};
 }
+
+/// Defines the setters every listed item shares, a display `title`, spec `Icon`s and
+/// `_meta`, for a builder whose `spec` has those three fields. `listed` names the result
+/// that shows the title and the icons, `meta` where `_meta` goes.
+///
+/// ```ignore
+/// impl Prompt {
+///     listing_setters!(listed: "`prompts/list`", meta: "`prompts/list`");
+/// }
+/// ```
+macro_rules! listing_setters {
+    (listed: $listed:literal, meta: $meta:literal) => {
+        setters! {
+            #[doc = concat!("A display name (`title`), shown in ", $listed, ".")]
+            pub fn title(title: impl Into<String>) => spec.title = Some(title.into());
+
+            #[doc = concat!("Spec `Icon`s (an array), passed through to ", $listed, " as given.")]
+            pub fn icons(icons: serde_json::Value) => spec.icons = Some(icons);
+
+            #[doc = concat!("`_meta`, passed through to ", $meta, " as given.")]
+            pub fn meta(meta: serde_json::Value) => spec.meta = Some(meta);
+        }
+    };
+}

@@ -1,6 +1,7 @@
-//! Captured traffic, public and read-only to users: the records ([`Record`]), the bounded
-//! ring that holds them ([`TrafficLog`]), typed queries ([`Log`]) and the snapshot view
-//! ([`Transcript`]). Only the engine's capture layer writes here.
+//! Captured traffic, public and read-only to users: the records ([`Record`]), typed queries
+//! ([`Log`], and [`OAuthLog`] for the OAuth flow) and the snapshot view ([`Transcript`]).
+//! The bounded ring that holds the records (`buffer`) is the crate's own: only the engine's
+//! capture layer writes it, and users read copies of it through `MockMcpServer::log`.
 
 mod buffer;
 mod oauth;

@@ -3,8 +3,7 @@
 //! runs it.
 //!
 //! Three of its types are named so often that their one path is the crate root:
-//! [`Fault`](crate::Fault), [`FaultRule`](crate::FaultRule) and
-//! [`ProtocolVersion`](crate::ProtocolVersion).
+//! [`crate::Fault`], [`crate::FaultRule`] and [`crate::ProtocolVersion`].
 
 mod auth;
 // `Fault` and `FaultRule` are re-exported at the crate root, their one public path.
