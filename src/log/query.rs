@@ -193,11 +193,49 @@ pub struct McpQuery<'a> {
     items: Vec<(&'a Record, &'a RpcMessage)>,
 }
 
+/// The reads [`McpQuery`] and [`HttpQuery`] share, over their `items` (each record with the
+/// message or exchange it holds); `$what` names one item in the docs.
+macro_rules! shared_reads {
+    ($a:lifetime, $item:ty, $what:literal) => {
+        fn keep(mut self, pred: impl Fn(&$item) -> bool) -> Self {
+            self.items.retain(|(_, item)| pred(item));
+            self
+        }
+
+        #[doc = concat!("Keeps the ", $what, "s for which `pred` holds.")]
+        pub fn filter(self, pred: impl Fn(&$item) -> bool) -> Self {
+            self.keep(pred)
+        }
+
+        #[doc = concat!("How many ", $what, "s match.")]
+        pub fn count(&self) -> usize {
+            self.items.len()
+        }
+
+        #[doc = concat!("The matching ", $what, "s, oldest first.")]
+        pub fn all(&self) -> Vec<&$a $item> {
+            self.items.iter().map(|(_, item)| *item).collect()
+        }
+
+        #[doc = concat!("The matching ", $what, "s with their records (ids, times).")]
+        pub fn records(&self) -> Vec<(&$a Record, &$a $item)> {
+            self.items.clone()
+        }
+
+        /// The oldest match.
+        pub fn first(&self) -> Option<&$a $item> {
+            self.items.first().map(|(_, item)| *item)
+        }
+
+        /// The newest match.
+        pub fn last(&self) -> Option<&$a $item> {
+            self.items.last().map(|(_, item)| *item)
+        }
+    };
+}
+
 impl<'a> McpQuery<'a> {
-    fn keep(mut self, pred: impl Fn(&RpcMessage) -> bool) -> Self {
-        self.items.retain(|(_, m)| pred(m));
-        self
-    }
+    shared_reads!('a, RpcMessage, "message");
 
     /// Messages with this method.
     pub fn method(self, method: &str) -> Self {
@@ -239,36 +277,6 @@ impl<'a> McpQuery<'a> {
         self.keep(|m| m.fault.is_some())
     }
 
-    /// Messages matching any predicate.
-    pub fn filter(self, pred: impl Fn(&RpcMessage) -> bool) -> Self {
-        self.keep(pred)
-    }
-
-    /// How many messages match.
-    pub fn count(&self) -> usize {
-        self.items.len()
-    }
-
-    /// The matching messages, oldest first.
-    pub fn all(&self) -> Vec<&'a RpcMessage> {
-        self.items.iter().map(|(_, m)| *m).collect()
-    }
-
-    /// The matching messages with their records (ids, times).
-    pub fn records(&self) -> Vec<(&'a Record, &'a RpcMessage)> {
-        self.items.clone()
-    }
-
-    /// The oldest match.
-    pub fn first(&self) -> Option<&'a RpcMessage> {
-        self.items.first().map(|(_, m)| *m)
-    }
-
-    /// The newest match.
-    pub fn last(&self) -> Option<&'a RpcMessage> {
-        self.items.last().map(|(_, m)| *m)
-    }
-
     /// Panics, listing the matches, unless exactly `expected` messages match.
     #[track_caller]
     pub fn assert_count(&self, expected: usize) {
@@ -297,10 +305,7 @@ pub struct HttpQuery<'a> {
 }
 
 impl<'a> HttpQuery<'a> {
-    fn keep(mut self, pred: impl Fn(&HttpExchange) -> bool) -> Self {
-        self.items.retain(|(_, h)| pred(h));
-        self
-    }
+    shared_reads!('a, HttpExchange, "exchange");
 
     /// Exchanges with this HTTP method.
     pub fn method(self, method: &str) -> Self {
@@ -315,31 +320,6 @@ impl<'a> HttpQuery<'a> {
     /// Exchanges on this path.
     pub fn path(self, path: &str) -> Self {
         self.keep(|h| h.path == path)
-    }
-
-    /// Exchanges matching any predicate.
-    pub fn filter(self, pred: impl Fn(&HttpExchange) -> bool) -> Self {
-        self.keep(pred)
-    }
-
-    /// How many exchanges match.
-    pub fn count(&self) -> usize {
-        self.items.len()
-    }
-
-    /// The matching exchanges, oldest first.
-    pub fn all(&self) -> Vec<&'a HttpExchange> {
-        self.items.iter().map(|(_, h)| *h).collect()
-    }
-
-    /// The oldest match.
-    pub fn first(&self) -> Option<&'a HttpExchange> {
-        self.items.first().map(|(_, h)| *h)
-    }
-
-    /// The newest match.
-    pub fn last(&self) -> Option<&'a HttpExchange> {
-        self.items.last().map(|(_, h)| *h)
     }
 
     /// Panics, listing the matches, unless exactly `expected` exchanges match.

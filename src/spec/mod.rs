@@ -18,6 +18,8 @@ pub(crate) mod version;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use self::resource::{insert_opt, insert_text};
+
 pub use auth::{
     AuthServerMetadata, Consent, IssResponse, LegacyDiscovery, OAuthSpec, PreRegisteredClient,
     ResourceMetadataLocation, TokenEndpointAuthMethod,
@@ -170,25 +172,15 @@ impl ToolSpec {
     pub(crate) fn listing(&self) -> Value {
         let mut tool = serde_json::Map::new();
         tool.insert("name".into(), json!(self.name));
-        if let Some(title) = &self.title {
-            tool.insert("title".into(), json!(title));
-        }
-        if let Some(description) = &self.description {
-            tool.insert("description".into(), json!(description));
-        }
+        insert_text(&mut tool, "title", self.title.as_deref());
+        insert_text(&mut tool, "description", self.description.as_deref());
         tool.insert("inputSchema".into(), self.input_schema.clone());
-        if let Some(output) = &self.output_schema {
-            tool.insert("outputSchema".into(), output.clone());
-        }
+        insert_opt(&mut tool, "outputSchema", self.output_schema.clone());
         if !self.annotations.is_empty() {
             tool.insert("annotations".into(), json!(self.annotations));
         }
-        if let Some(icons) = &self.icons {
-            tool.insert("icons".into(), icons.clone());
-        }
-        if let Some(meta) = &self.meta {
-            tool.insert("_meta".into(), meta.clone());
-        }
+        insert_opt(&mut tool, "icons", self.icons.clone());
+        insert_opt(&mut tool, "_meta", self.meta.clone());
         Value::Object(tool)
     }
 }
