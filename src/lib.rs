@@ -61,14 +61,17 @@
 //!   capture, access guards (API keys, Host check), OAuth (authorization server and
 //!   resource server, `engine/oauth/`) and capability manifest; driven by the
 //!   fixture and, later, by the standalone app.
-//! - [`spec`]: plain serde data shared by the builder and the app's `servers.json`.
-//! - [`log`]: the captured records, the bounded ring that holds them, typed queries (the
-//!   OAuth reads in `log/oauth/`) and the snapshot view.
+//! - [`spec`]: plain serde data shared by the builder and the app's `servers.json`; it also
+//!   defines [`Fault`], [`FaultRule`] and [`ProtocolVersion`], whose one path is the root.
+//! - [`log`]: the captured records, the bounded ring that holds them (crate-private),
+//!   typed queries (the OAuth reads in `log/oauth/`) and the snapshot view.
+//! - `macros`: `setters!` and `listing_setters!`, which write the builders' one-field
+//!   setters once.
 //!
 //! ## Feature flags
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `decoy-cli` | no | the standalone app `mcp-decoy` ([`cli`]): many named servers on one MCP listener, a REST API to define them, live logs and `servers.json`; also TLS (rustls) for fetching `https` OAuth Client ID Metadata Documents, which the library alone fetches only from loopback `http` |
+//! | `decoy-cli` | no | the standalone app `mcp-decoy` (module `cli`): many named servers on one MCP listener, a REST API to define them, live logs and `servers.json`; also TLS (rustls) for fetching `https` OAuth Client ID Metadata Documents, which the library alone fetches only from loopback `http` |
 //!
 //! ## Test isolation
 //! Each server has its own port, thread, runtime, sessions and log, so tests that run in
