@@ -10,7 +10,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_decoy::{Fault, FaultRule, Matcher, MockMcpServer, MockMcpServerBuilder, Tool};
+use mcp_decoy::spec::Matcher;
+use mcp_decoy::{Fault, FaultRule, MockMcpServer, MockMcpServerBuilder, Tool};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::json;
 

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use futures::StreamExt;
 use mcp_decoy::matchers::{all, arg};
-use mcp_decoy::{Matcher, MockMcpServer, Response, Tool};
+use mcp_decoy::spec::Matcher;
+use mcp_decoy::{MockMcpServer, Response, Tool};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
 

@@ -10,7 +10,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_decoy::{LogLevel, MockMcpServer, Tool};
+use mcp_decoy::spec::LogLevel;
+use mcp_decoy::{MockMcpServer, Tool};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::json;
 

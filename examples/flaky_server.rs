@@ -30,7 +30,8 @@ mod common;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use mcp_decoy::{Delay, Fault, FaultRule, MockMcpServer, MockMcpServerBuilder, Tool};
+use mcp_decoy::spec::Delay;
+use mcp_decoy::{Fault, FaultRule, MockMcpServer, MockMcpServerBuilder, Tool};
 use serde_json::json;
 
 /// The flaky server: `search` fails twice with 503, and is a bit slow every time.

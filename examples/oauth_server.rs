@@ -17,7 +17,8 @@ mod common;
 
 use std::net::{Ipv4Addr, SocketAddr};
 
-use mcp_decoy::{MockMcpServer, OAuth, Tool};
+use mcp_decoy::oauth::OAuth;
+use mcp_decoy::{MockMcpServer, Tool};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {

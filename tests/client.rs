@@ -8,7 +8,8 @@ use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
 use mcp_decoy::log::Entry;
-use mcp_decoy::{Error, MockMcpServer, ProtocolVersion, ResponseMode, Tool};
+use mcp_decoy::spec::ResponseMode;
+use mcp_decoy::{Error, MockMcpServer, ProtocolVersion, Tool};
 use rmcp::ServiceError;
 use rmcp::model::{ClientConfig, ErrorCode, ProtocolVersion as RmcpVersion};
 use serde_json::{Value, json};
@@ -260,7 +261,7 @@ async fn calling_a_draft_tool_is_a_json_rpc_error() {
         0,
         "a draft is never called"
     );
-    let calls = server.calls("get_forecast");
+    let calls = server.log().tool_calls("get_forecast");
     assert_eq!(calls.len(), 1, "the attempt is still logged");
     assert!(calls[0].result.is_none() && calls[0].error.is_some());
 
@@ -280,7 +281,7 @@ async fn a_call_renders_the_template_with_its_arguments_and_is_logged() {
     assert_eq!(text(&result), "Forecast for Oslo: 14°C, light rain");
     assert_ne!(result.is_error, Some(true));
     // and what the server recorded
-    let calls = server.calls("get_forecast");
+    let calls = server.log().tool_calls("get_forecast");
     assert_eq!(calls.len(), 1, "{calls:?}");
     assert_eq!(calls[0].arguments, json!({ "city": "Oslo" }));
     assert_eq!(calls[0].text(), Some("Forecast for Oslo: 14°C, light rain"));
@@ -326,7 +327,7 @@ async fn an_if_template_answers_atlantis_with_a_tool_error() {
     assert_eq!(text(&atlantis), "City not found: Atlantis");
     assert_eq!(oslo.is_error, Some(false));
     assert_eq!(text(&oslo), "Forecast for Oslo: 14°C, light rain");
-    let calls = server.calls("get_forecast");
+    let calls = server.log().tool_calls("get_forecast");
     let outcomes: Vec<bool> = calls.iter().map(|c| c.is_error()).collect();
     assert_eq!(outcomes, [true, false]);
 
@@ -374,7 +375,7 @@ async fn a_template_that_fails_at_call_time_answers_a_render_failure() {
         details.iter().any(|d| d.contains("missing")),
         "the detail names what failed: {details:?}"
     );
-    assert!(server.calls("lookup")[0].is_error());
+    assert!(server.log().tool_calls("lookup")[0].is_error());
 
     common::schema::assert_server_messages_valid(&server.log());
 }
@@ -1017,7 +1018,7 @@ fn call_response_type(server: &MockMcpServer) -> String {
             .response_header("content-type")
             .expect("no content-type")
             .to_string(),
-        Entry::Mcp(m) => panic!("the carrier is an mcp record: {m:?}"),
+        other => panic!("the carrier is not an http record: {other:?}"),
     }
 }
 

@@ -6,7 +6,7 @@
 
 mod common;
 
-use mcp_decoy::log::{Direction, Era};
+use mcp_decoy::log::Era;
 use mcp_decoy::{MockMcpServer, ProtocolVersion, presets};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, GetPromptRequestParams, Implementation,
@@ -216,6 +216,7 @@ async fn an_rmcp_client_in_initialize_mode_works_on_the_same_server() {
                 assert_eq!(message.protocol_version.as_deref(), Some("2026-07-28"));
             }
             None => panic!("a client message without an era: {message:?}"),
+            Some(era) => panic!("an era this test does not know: {era:?}"),
         }
     }
     legacy.cancel().await.expect("stop the legacy client");
@@ -289,11 +290,7 @@ async fn an_rmcp_client_in_auto_mode_prefers_the_modern_era_of_a_dual_era_server
 
     assert_eq!(negotiated(&client), "2026-07-28");
     assert!(methods_in(&server, Era::Legacy).is_empty());
-    let pushed = server
-        .log()
-        .mcp()
-        .direction(Direction::ServerToClient)
-        .count();
+    let pushed = server.log().mcp().from_server().count();
     assert_eq!(
         pushed, 0,
         "nothing was pushed to a client that asked for nothing"

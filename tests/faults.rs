@@ -12,10 +12,8 @@ use std::time::Duration;
 
 use common::schema::assert_unfaulted_messages_valid;
 use common::{PATIENCE, QUIET, call, call_ok, connect, connect_with, text};
-use mcp_decoy::{
-    Delay, Fault, FaultRule, Listing, MockMcpServer, ProtocolVersion, ResponseMode, SessionExpiry,
-    Tool,
-};
+use mcp_decoy::spec::{Delay, Listing, ResponseMode, SessionExpiry};
+use mcp_decoy::{Fault, FaultRule, MockMcpServer, ProtocolVersion, Tool};
 use reqwest::StatusCode;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use serde_json::{Value, json};
@@ -524,7 +522,7 @@ async fn a_truncated_stream_sends_what_came_before_the_response_then_ends() {
         .tool(Tool::new("echo"))
         .tool(
             Tool::new("slow")
-                .log(mcp_decoy::LogLevel::Info, "working")
+                .log(mcp_decoy::spec::LogLevel::Info, "working")
                 .respond_with(json!({ "content": [{ "type": "text", "text": "done" }] })),
         )
         .fault(FaultRule::on_tool("slow").fault(Fault::TruncatedStream))

@@ -214,7 +214,11 @@ async fn a_revoked_key_gets_401_on_the_next_request_of_a_live_session() {
         "{refused:?}"
     );
     assert_eq!(server.log().http().status(401).count(), 1);
-    assert_eq!(server.calls("echo").len(), 1, "the refused call never ran");
+    assert_eq!(
+        server.log().tool_calls("echo").len(),
+        1,
+        "the refused call never ran"
+    );
 
     server.add_api_key("new").expect("a valid key");
     assert_eq!(server.api_keys(), ["other", "new"]);

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use mcp_decoy::log::{Direction, Entry, Era, RpcMessage};
-use mcp_decoy::{AskMethod, LogLevel, MockMcpServer, Prompt, ProtocolVersion, Tool, presets};
+use mcp_decoy::spec::{AskMethod, LogLevel};
+use mcp_decoy::{MockMcpServer, Prompt, ProtocolVersion, Tool, presets};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -14,7 +14,8 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use mcp_decoy::{AskMethod, LogLevel, MockMcpServer, Tool};
+use mcp_decoy::spec::{AskMethod, LogLevel};
+use mcp_decoy::{MockMcpServer, Tool};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationAction, Implementation, ListRootsResult,

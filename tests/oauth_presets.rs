@@ -17,7 +17,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_decoy::log::ClientAuth;
-use mcp_decoy::{AuthScenario, MockMcpServer, OAuth, Tool};
+use mcp_decoy::oauth::{AuthScenario, OAuth};
+use mcp_decoy::{MockMcpServer, Tool};
 use reference_client::{Config, Flow, REDIRECT_URI, Refusal, challenge_param};
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;

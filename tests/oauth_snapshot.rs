@@ -5,7 +5,8 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mcp_decoy::log::Transcript;
-use mcp_decoy::{MockMcpServer, OAuth, Tool};
+use mcp_decoy::oauth::OAuth;
+use mcp_decoy::{MockMcpServer, Tool};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, LOCATION};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};

@@ -298,7 +298,7 @@ async fn met_response_expectations_let_the_server_drop_quietly() {
     let server = MockMcpServer::builder()
         .tool(
             Tool::new("fetch")
-                .respond(Response::error(-32603, "down").once().expect(1))
+                .respond(Response::error(-32603, "down").times(1).expect(1))
                 .respond(
                     Response::ok(said("paris"))
                         .when(arg("city").eq("Paris"))
@@ -307,7 +307,7 @@ async fn met_response_expectations_let_the_server_drop_quietly() {
                 .respond(
                     Response::ok(said("never"))
                         .when(arg("city").eq("Atlantis"))
-                        .up_to(0),
+                        .expect(..=0),
                 )
                 .respond_with(said("other")),
         )
@@ -372,7 +372,7 @@ async fn verify_reports_every_unmet_response_with_the_calls_that_arrived() {
                 .respond(
                     Response::ok(said("bulk"))
                         .when(arg("quantity").gt(10))
-                        .up_to(1),
+                        .expect(..=1),
                 )
                 .respond(
                     Response::error(-32001, "sold out")
@@ -407,7 +407,7 @@ async fn verify_reports_every_unmet_response_with_the_calls_that_arrived() {
         "the report lists the calls and which response answered each: {report}"
     );
 
-    // Meet what can still be met, then let the drop check pass: the up_to(1) stays broken,
+    // Meet what can still be met, then let the drop check pass: the expect(..=1) stays broken,
     // so the drop must still panic, naming it alone.
     call_err(&client, "order", json!({ "sku": "X" })).await;
     client.cancel().await.expect("closing the client");
@@ -430,16 +430,16 @@ async fn presets_answer_like_mock_mcp_studio_describes_them() {
     let server = MockMcpServer::builder()
         .tool(Tool::fixed("price", said("costs ${price}, always")))
         .tool(
-            Tool::conditional("forecast")
-                .rule(
-                    arg("city").one_of(["Paris", "Nice"]),
-                    said("Sunny in ${args.city}"),
+            Tool::new("forecast")
+                .respond(
+                    Response::ok(said("Sunny in ${args.city}"))
+                        .when(arg("city").one_of(["Paris", "Nice"])),
                 )
-                .rule(
-                    all([arg("days").gt(7), arg("days").lt(30)]),
-                    said("Too far ahead"),
+                .respond(
+                    Response::ok(said("Too far ahead"))
+                        .when(all([arg("days").gt(7), arg("days").lt(30)])),
                 )
-                .otherwise(said("Rain")),
+                .respond_with(said("Rain")),
         )
         .tool(Tool::failing(
             "lookup",
@@ -495,13 +495,6 @@ async fn a_preset_is_the_same_tool_spec_as_its_long_form() {
     let failing = Tool::failing("t", Fault::error(1, "x"));
     let long = Tool::new("t").respond(Response::fault(Fault::error(1, "x")));
     assert_eq!(failing.spec(), long.spec());
-    let conditional = Tool::conditional("t")
-        .rule(arg("a").eq(1), said("one"))
-        .otherwise(said("other"));
-    let long = Tool::new("t")
-        .respond(Response::ok(said("one")).when(arg("a").eq(1)))
-        .respond_with(said("other"));
-    assert_eq!(conditional.spec(), long.spec());
 }
 
 // ---------------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ use common::{
     schema::assert_server_messages_valid,
 };
 use mcp_decoy::log::{Entry, Log, RpcKind, RpcMessage};
-use mcp_decoy::{AskMethod, LogLevel, MockMcpServer, Step, Tool};
+use mcp_decoy::spec::{AskMethod, LogLevel, Step};
+use mcp_decoy::{MockMcpServer, Tool};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -1713,6 +1714,6 @@ async fn steps_round_trip_through_the_spec_as_plain_json() {
             { "step": "ask", "key": "r", "method": "roots/list", "params": null, "timeoutMs": 2000 }
         ])
     );
-    let back: mcp_decoy::ToolSpec = serde_json::from_value(json).expect("it deserializes");
+    let back: mcp_decoy::spec::ToolSpec = serde_json::from_value(json).expect("it deserializes");
     assert_eq!(&back, tool.spec());
 }

@@ -7,7 +7,8 @@
 use std::time::Duration;
 
 use mcp_decoy::log::{Entry, HttpKind, RpcKind};
-use mcp_decoy::{MockMcpServer, ProtocolVersion, ResponseMode, Tool};
+use mcp_decoy::spec::{Listing, ResponseMode};
+use mcp_decoy::{MockMcpServer, ProtocolVersion, Tool};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -1511,7 +1512,7 @@ async fn get_opens_the_session_stream_and_list_changed_arrives_on_it() {
     let mut events = open_stream(&peer).await;
     assert!(server.sessions()[0].stream_open);
 
-    server.notify_tools_changed();
+    server.notify_list_changed(Listing::Tools);
     expect_list_changed(&mut events).await;
     let log = server
         .wait_for(
@@ -1562,7 +1563,7 @@ async fn publishing_a_draft_sends_list_changed_on_the_stream() {
 async fn a_notification_queued_before_the_get_is_delivered_once_it_opens() {
     let server = echo_server().await;
     let (peer, _) = Peer::initialized(&server, "2025-11-25").await;
-    server.notify_tools_changed();
+    server.notify_list_changed(Listing::Tools);
     let mut events = open_stream(&peer).await;
     expect_list_changed(&mut events).await;
     assert!(
@@ -1631,7 +1632,7 @@ async fn a_second_get_takes_over_and_the_first_stream_ends() {
         first.next(raw::WAIT).await.is_none(),
         "the first stream ends when the second opens"
     );
-    server.notify_tools_changed();
+    server.notify_list_changed(Listing::Tools);
     expect_list_changed(&mut second).await;
 
     schema::assert_server_messages_valid(&server.log());
@@ -1952,7 +1953,7 @@ async fn head_gets_405_and_leaves_the_open_stream_alone() {
         events.try_next(Duration::from_millis(200)).await.is_err(),
         "the GET stream is still open"
     );
-    server.notify_tools_changed();
+    server.notify_list_changed(Listing::Tools);
     expect_list_changed(&mut events).await;
 
     schema::assert_server_messages_valid(&server.log());

@@ -12,11 +12,12 @@ use tokio::sync::watch;
 use super::record::{Entry, Record};
 
 /// The default number of records kept (product guide).
-pub const DEFAULT_LOG_LIMIT: usize = 10_000;
+pub(crate) const DEFAULT_LOG_LIMIT: usize = 10_000;
 
-/// A bounded, append-mostly log of captured traffic; the oldest records drop first.
+/// A bounded, append-mostly log of captured traffic; the oldest records drop first. The
+/// engine writes it; users read copies of it ([`Log`](super::Log)).
 #[derive(Debug)]
-pub struct TrafficLog {
+pub(crate) struct TrafficLog {
     ring: Mutex<Ring>,
     changed: watch::Sender<u64>,
 }
@@ -68,7 +69,7 @@ pub(crate) struct Changes {
 
 impl TrafficLog {
     /// An empty log that keeps at most `limit` records (at least one).
-    pub fn new(limit: usize) -> Self {
+    pub(crate) fn new(limit: usize) -> Self {
         TrafficLog {
             ring: Mutex::new(Ring {
                 records: VecDeque::new(),
@@ -150,17 +151,18 @@ impl TrafficLog {
     }
 
     /// A copy of every record kept, oldest first.
-    pub fn records(&self) -> Vec<Record> {
+    pub(crate) fn records(&self) -> Vec<Record> {
         self.ring().records.iter().cloned().collect()
     }
 
     /// How many records were dropped because the ring was full.
-    pub fn dropped(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn dropped(&self) -> u64 {
         self.ring().dropped
     }
 
     /// Deletes every record; ids keep increasing.
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         {
             let mut ring = self.ring();
             ring.records.clear();
@@ -241,7 +243,7 @@ impl TrafficLog {
     }
 
     /// A receiver that is marked changed on every push, update and clear.
-    pub fn subscribe(&self) -> watch::Receiver<u64> {
+    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
         self.changed.subscribe()
     }
 }

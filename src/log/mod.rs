@@ -1,6 +1,7 @@
-//! Captured traffic, public and read-only to users: the records ([`Record`]), the bounded
-//! ring that holds them ([`TrafficLog`]), typed queries ([`Log`]) and the snapshot view
-//! ([`Transcript`]). Only the engine's capture layer writes here.
+//! Captured traffic, public and read-only to users: the records ([`Record`]), typed queries
+//! ([`Log`], and [`OAuthLog`] for the OAuth flow) and the snapshot view ([`Transcript`]).
+//! The bounded ring that holds the records (`buffer`) is the crate's own: only the engine's
+//! capture layer writes it, and users read copies of it through `MockMcpServer::log`.
 
 mod buffer;
 mod oauth;
@@ -8,7 +9,7 @@ mod query;
 mod record;
 mod transcript;
 
-pub use buffer::{DEFAULT_LOG_LIMIT, TrafficLog};
+pub(crate) use buffer::{DEFAULT_LOG_LIMIT, TrafficLog};
 pub use oauth::{AuthorizeRequest, Challenge, ClientAuth, OAuthLog, Registration, TokenRequest};
 pub(crate) use query::describe_mcp;
 pub use query::{FiredFault, HttpQuery, Log, McpQuery, ToolCall};

@@ -133,6 +133,7 @@ impl Log {
 
 /// A request that a fault fired for (see [`Log::faults`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct FiredFault {
     /// The id of the request's `mcp` record.
     pub record: u64,
@@ -149,6 +150,7 @@ pub struct FiredFault {
 
 /// One `tools/call` as the server saw it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The id of its `mcp` record.
     pub record: u64,
@@ -191,11 +193,49 @@ pub struct McpQuery<'a> {
     items: Vec<(&'a Record, &'a RpcMessage)>,
 }
 
+/// The reads [`McpQuery`] and [`HttpQuery`] share, over their `items` (each record with the
+/// message or exchange it holds); `$what` names one item in the docs.
+macro_rules! shared_reads {
+    ($a:lifetime, $item:ty, $what:literal) => {
+        fn keep(mut self, pred: impl Fn(&$item) -> bool) -> Self {
+            self.items.retain(|(_, item)| pred(item));
+            self
+        }
+
+        #[doc = concat!("Keeps the ", $what, "s for which `pred` holds.")]
+        pub fn filter(self, pred: impl Fn(&$item) -> bool) -> Self {
+            self.keep(pred)
+        }
+
+        #[doc = concat!("How many ", $what, "s match.")]
+        pub fn count(&self) -> usize {
+            self.items.len()
+        }
+
+        #[doc = concat!("The matching ", $what, "s, oldest first.")]
+        pub fn all(&self) -> Vec<&$a $item> {
+            self.items.iter().map(|(_, item)| *item).collect()
+        }
+
+        #[doc = concat!("The matching ", $what, "s with their records (ids, times).")]
+        pub fn records(&self) -> Vec<(&$a Record, &$a $item)> {
+            self.items.clone()
+        }
+
+        /// The oldest match.
+        pub fn first(&self) -> Option<&$a $item> {
+            self.items.first().map(|(_, item)| *item)
+        }
+
+        /// The newest match.
+        pub fn last(&self) -> Option<&$a $item> {
+            self.items.last().map(|(_, item)| *item)
+        }
+    };
+}
+
 impl<'a> McpQuery<'a> {
-    fn keep(mut self, pred: impl Fn(&RpcMessage) -> bool) -> Self {
-        self.items.retain(|(_, m)| pred(m));
-        self
-    }
+    shared_reads!('a, RpcMessage, "message");
 
     /// Messages with this method.
     pub fn method(self, method: &str) -> Self {
@@ -212,19 +252,14 @@ impl<'a> McpQuery<'a> {
         self.keep(|m| m.kind == kind)
     }
 
-    /// Messages in this direction.
-    pub fn direction(self, direction: Direction) -> Self {
-        self.keep(|m| m.direction == direction)
-    }
-
-    /// Messages sent by the client.
+    /// Messages sent by the client ([`Direction::ClientToServer`]).
     pub fn from_client(self) -> Self {
-        self.direction(Direction::ClientToServer)
+        self.keep(|m| m.direction == Direction::ClientToServer)
     }
 
-    /// Messages sent by the server.
+    /// Messages sent by the server ([`Direction::ServerToClient`]).
     pub fn from_server(self) -> Self {
-        self.direction(Direction::ServerToClient)
+        self.keep(|m| m.direction == Direction::ServerToClient)
     }
 
     /// Messages of this session.
@@ -240,36 +275,6 @@ impl<'a> McpQuery<'a> {
     /// Requests a fault fired for (their [`RpcMessage::fault`] is set).
     pub fn faulted(self) -> Self {
         self.keep(|m| m.fault.is_some())
-    }
-
-    /// Messages matching any predicate.
-    pub fn filter(self, pred: impl Fn(&RpcMessage) -> bool) -> Self {
-        self.keep(pred)
-    }
-
-    /// How many messages match.
-    pub fn count(&self) -> usize {
-        self.items.len()
-    }
-
-    /// The matching messages, oldest first.
-    pub fn all(&self) -> Vec<&'a RpcMessage> {
-        self.items.iter().map(|(_, m)| *m).collect()
-    }
-
-    /// The matching messages with their records (ids, times).
-    pub fn records(&self) -> Vec<(&'a Record, &'a RpcMessage)> {
-        self.items.clone()
-    }
-
-    /// The oldest match.
-    pub fn first(&self) -> Option<&'a RpcMessage> {
-        self.items.first().map(|(_, m)| *m)
-    }
-
-    /// The newest match.
-    pub fn last(&self) -> Option<&'a RpcMessage> {
-        self.items.last().map(|(_, m)| *m)
     }
 
     /// Panics, listing the matches, unless exactly `expected` messages match.
@@ -300,10 +305,7 @@ pub struct HttpQuery<'a> {
 }
 
 impl<'a> HttpQuery<'a> {
-    fn keep(mut self, pred: impl Fn(&HttpExchange) -> bool) -> Self {
-        self.items.retain(|(_, h)| pred(h));
-        self
-    }
+    shared_reads!('a, HttpExchange, "exchange");
 
     /// Exchanges with this HTTP method.
     pub fn method(self, method: &str) -> Self {
@@ -318,31 +320,6 @@ impl<'a> HttpQuery<'a> {
     /// Exchanges on this path.
     pub fn path(self, path: &str) -> Self {
         self.keep(|h| h.path == path)
-    }
-
-    /// Exchanges matching any predicate.
-    pub fn filter(self, pred: impl Fn(&HttpExchange) -> bool) -> Self {
-        self.keep(pred)
-    }
-
-    /// How many exchanges match.
-    pub fn count(&self) -> usize {
-        self.items.len()
-    }
-
-    /// The matching exchanges, oldest first.
-    pub fn all(&self) -> Vec<&'a HttpExchange> {
-        self.items.iter().map(|(_, h)| *h).collect()
-    }
-
-    /// The oldest match.
-    pub fn first(&self) -> Option<&'a HttpExchange> {
-        self.items.first().map(|(_, h)| *h)
-    }
-
-    /// The newest match.
-    pub fn last(&self) -> Option<&'a HttpExchange> {
-        self.items.last().map(|(_, h)| *h)
     }
 
     /// Panics, listing the matches, unless exactly `expected` exchanges match.

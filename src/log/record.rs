@@ -8,6 +8,7 @@ use serde_json::Value;
 /// One captured record: an HTTP exchange, the end of an event stream, or a JSON-RPC message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Record {
     /// Increasing per log, never reused; also the cursor of log pagination.
     pub id: u64,
@@ -28,6 +29,7 @@ pub struct Record {
 /// The two layers of the log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "layer", rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Entry {
     /// One HTTP request and its response, or the end of an event stream.
     Http(HttpExchange),
@@ -38,6 +40,7 @@ pub enum Entry {
 /// What kind of HTTP record this is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum HttpKind {
     /// A request and its response head (and body, unless it was an event stream).
     Exchange,
@@ -48,6 +51,7 @@ pub enum HttpKind {
 /// One HTTP exchange on the MCP listener.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct HttpExchange {
     /// Exchange or stream end.
     pub kind: HttpKind,
@@ -126,6 +130,7 @@ pub enum Direction {
 /// The protocol era a message belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Era {
     /// 2025-03-26 to 2025-11-25: sessions opened by `initialize`.
     Legacy,
@@ -136,6 +141,7 @@ pub enum Era {
 /// One JSON-RPC message and, for a request, its response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RpcMessage {
     /// Request, notification, response or invalid.
     pub kind: RpcKind,

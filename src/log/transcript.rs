@@ -50,8 +50,10 @@ impl Transcript {
     rename_all = "lowercase",
     rename_all_fields = "camelCase"
 )]
+#[non_exhaustive]
 pub enum TranscriptEntry {
     /// An HTTP exchange or stream end.
+    #[non_exhaustive]
     Http {
         /// Position in the transcript, from 1.
         n: usize,
@@ -76,6 +78,7 @@ pub enum TranscriptEntry {
         stream_of: Option<usize>,
     },
     /// A JSON-RPC message.
+    #[non_exhaustive]
     Mcp {
         /// Position in the transcript, from 1.
         n: usize,

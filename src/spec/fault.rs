@@ -83,6 +83,7 @@ pub enum Fault {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(untagged, deny_unknown_fields)]
+#[non_exhaustive]
 pub enum Delay {
     /// Exactly `ms` milliseconds.
     Fixed {
@@ -290,7 +291,8 @@ impl FaultRule {
     ///
     /// # Example
     /// ```
-    /// use mcp_decoy::{Delay, FaultRule};
+    /// use mcp_decoy::FaultRule;
+    /// use mcp_decoy::spec::Delay;
     /// use std::time::Duration;
     ///
     /// // Every call of `search` after the first is 200 ms slow.
@@ -304,47 +306,28 @@ impl FaultRule {
         }
     }
 
-    /// Only requests of this method.
-    pub fn method(mut self, method: impl Into<String>) -> Self {
-        self.method = Some(method.into());
-        self
-    }
+    setters! {
+        /// Only requests of this method.
+        pub fn method(method: impl Into<String>) => method = Some(method.into());
 
-    /// Only `tools/call` requests naming this tool.
-    pub fn tool(mut self, tool: impl Into<String>) -> Self {
-        self.tool = Some(tool.into());
-        self
-    }
+        /// Only `tools/call` requests naming this tool.
+        pub fn tool(tool: impl Into<String>) => tool = Some(tool.into());
 
-    /// Only requests whose `params.arguments` match.
-    pub fn when(mut self, matcher: Matcher) -> Self {
-        self.when = Some(matcher);
-        self
-    }
+        /// Only requests whose `params.arguments` match.
+        pub fn when(matcher: Matcher) => when = Some(matcher);
 
-    /// Lets `n` matching requests through before the rule fires.
-    pub fn skip(mut self, n: u64) -> Self {
-        self.skip = n;
-        self
-    }
+        /// Lets `n` matching requests through before the rule fires.
+        pub fn skip(n: u64) => skip = n;
 
-    /// Fires for `n` matching requests (after the skipped ones), then lets every later one
-    /// through.
-    pub fn times(mut self, n: u64) -> Self {
-        self.times = Some(n);
-        self
-    }
+        /// Fires for `n` matching requests (after the skipped ones), then lets every later one
+        /// through.
+        pub fn times(n: u64) => times = Some(n);
 
-    /// What matching requests get.
-    pub fn fault(mut self, fault: Fault) -> Self {
-        self.fault = Some(fault);
-        self
-    }
+        /// What matching requests get.
+        pub fn fault(fault: Fault) => fault = Some(fault);
 
-    /// A pause before the answer (or before the fault).
-    pub fn delay(mut self, delay: Delay) -> Self {
-        self.delay = Some(delay);
-        self
+        /// A pause before the answer (or before the fault).
+        pub fn delay(delay: Delay) => delay = Some(delay);
     }
 }
 

@@ -1,26 +1,36 @@
 //! Plain data that describes a decoy server: what the builder collects and what the app's
 //! `servers.json` stores. No I/O and no sockets here; the engine checks a spec before it
 //! runs it.
+//!
+//! Three of its types are named so often that their one path is the crate root:
+//! [`crate::Fault`], [`crate::FaultRule`] and [`crate::ProtocolVersion`].
 
 mod auth;
-mod fault;
+// `Fault` and `FaultRule` are re-exported at the crate root, their one public path.
+pub(crate) mod fault;
 mod prompt;
 mod resource;
 mod response;
 mod script;
+// `ProtocolVersion` is re-exported at the crate root, its one public path.
+pub(crate) mod version;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+use self::resource::{insert_opt, insert_text};
 
 pub use auth::{
     AuthServerMetadata, Consent, IssResponse, LegacyDiscovery, OAuthSpec, PreRegisteredClient,
     ResourceMetadataLocation, TokenEndpointAuthMethod,
 };
-pub use fault::{Delay, Fault, FaultRule, SessionExpiry};
+pub use fault::{Delay, SessionExpiry};
+pub(crate) use fault::{Fault, FaultRule};
 pub use prompt::{PromptArgumentSpec, PromptSpec, default_prompt_template};
 pub use resource::{ResourceBody, ResourceSpec, ResourceTemplateSpec};
 pub use response::{Comparison, Matcher, ResponseSpec};
 pub use script::{AskMethod, Listing, LogLevel, Step};
+pub(crate) use version::ProtocolVersion;
 
 /// The template of a tool created without one: the call's arguments as JSON text
 /// (the product guide's default).
@@ -28,74 +38,11 @@ pub fn default_template() -> Value {
     json!({ "content": [{ "type": "text", "text": { "$json": { "$eval": "args" } } }] })
 }
 
-/// A protocol revision this crate can serve.
-///
-/// The legacy era (2025-03-26, 2025-06-18, 2025-11-25) opens a session with `initialize`;
-/// the modern era (2026-07-28) is stateless.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
-#[non_exhaustive]
-pub enum ProtocolVersion {
-    /// `2025-03-26`: the first Streamable HTTP revision; JSON-RPC batches allowed.
-    #[serde(rename = "2025-03-26")]
-    V2025_03_26,
-    /// `2025-06-18`: batches removed, `MCP-Protocol-Version` header introduced.
-    #[serde(rename = "2025-06-18")]
-    V2025_06_18,
-    /// `2025-11-25`: the newest legacy revision.
-    #[serde(rename = "2025-11-25")]
-    V2025_11_25,
-    /// `2026-07-28`: the modern era, stateless; each request carries its version and the
-    /// client's capabilities in `_meta`.
-    #[serde(rename = "2026-07-28")]
-    V2026_07_28,
-}
-
-impl ProtocolVersion {
-    /// Every revision this crate serves, oldest first.
-    pub const ALL: [ProtocolVersion; 4] = [
-        ProtocolVersion::V2025_03_26,
-        ProtocolVersion::V2025_06_18,
-        ProtocolVersion::V2025_11_25,
-        ProtocolVersion::V2026_07_28,
-    ];
-
-    /// The wire form, `YYYY-MM-DD`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProtocolVersion::V2025_03_26 => "2025-03-26",
-            ProtocolVersion::V2025_06_18 => "2025-06-18",
-            ProtocolVersion::V2025_11_25 => "2025-11-25",
-            ProtocolVersion::V2026_07_28 => "2026-07-28",
-        }
-    }
-
-    /// Parses the wire form; `None` for a revision this crate does not serve.
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|v| v.as_str() == text)
-    }
-
-    /// Whether the revision is of the modern (stateless) era.
-    pub fn is_modern(self) -> bool {
-        self >= ProtocolVersion::V2026_07_28
-    }
-
-    /// Whether JSON-RPC batches (a JSON array body) are allowed; only in 2025-03-26.
-    pub fn allows_batches(self) -> bool {
-        self == ProtocolVersion::V2025_03_26
-    }
-}
-
-impl std::fmt::Display for ProtocolVersion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// How the server answers a POSTed JSON-RPC request.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ResponseMode {
     /// One `application/json` body (the default).
     #[default]
@@ -225,25 +172,15 @@ impl ToolSpec {
     pub(crate) fn listing(&self) -> Value {
         let mut tool = serde_json::Map::new();
         tool.insert("name".into(), json!(self.name));
-        if let Some(title) = &self.title {
-            tool.insert("title".into(), json!(title));
-        }
-        if let Some(description) = &self.description {
-            tool.insert("description".into(), json!(description));
-        }
+        insert_text(&mut tool, "title", self.title.as_deref());
+        insert_text(&mut tool, "description", self.description.as_deref());
         tool.insert("inputSchema".into(), self.input_schema.clone());
-        if let Some(output) = &self.output_schema {
-            tool.insert("outputSchema".into(), output.clone());
-        }
+        insert_opt(&mut tool, "outputSchema", self.output_schema.clone());
         if !self.annotations.is_empty() {
             tool.insert("annotations".into(), json!(self.annotations));
         }
-        if let Some(icons) = &self.icons {
-            tool.insert("icons".into(), icons.clone());
-        }
-        if let Some(meta) = &self.meta {
-            tool.insert("_meta".into(), meta.clone());
-        }
+        insert_opt(&mut tool, "icons", self.icons.clone());
+        insert_opt(&mut tool, "_meta", self.meta.clone());
         Value::Object(tool)
     }
 }
@@ -367,23 +304,24 @@ impl ServerSpec {
     }
 }
 
-/// Limits that keep a server bounded; the defaults suit tests and the app alike.
+/// Limits that keep a server bounded; the defaults suit tests and the app alike. The builder
+/// sets them one by one (`max_body_bytes`, `max_sessions`, ...), so users never name this.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Largest accepted request body; larger ones get `413`.
-    pub max_body_bytes: usize,
+    pub(crate) max_body_bytes: usize,
     /// Live sessions kept; past it the oldest session ends (its client gets `404`).
-    pub max_sessions: usize,
+    pub(crate) max_sessions: usize,
     /// Server-to-client messages queued per session while no GET stream is open.
-    pub max_queued_messages: usize,
+    pub(crate) max_queued_messages: usize,
     /// Open `subscriptions/listen` streams allowed at once; past it a new one is refused with
     /// `503` (0 refuses every listen).
-    pub max_listen_streams: usize,
+    pub(crate) max_listen_streams: usize,
     /// Milliseconds an idle event stream (a legacy GET stream, a `subscriptions/listen`
     /// stream) waits before sending a `: keep-alive` comment; at least 1.
-    pub keep_alive_ms: u64,
+    pub(crate) keep_alive_ms: u64,
 }
 
 impl Default for Limits {

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::resource::insert_opt;
+use super::resource::{insert_opt, insert_text};
 
 /// One argument of a prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -82,12 +82,8 @@ impl PromptSpec {
     pub(crate) fn listing(&self) -> Value {
         let mut out = Map::new();
         out.insert("name".into(), json!(self.name));
-        insert_opt(&mut out, "title", self.title.as_ref().map(|t| json!(t)));
-        insert_opt(
-            &mut out,
-            "description",
-            self.description.as_ref().map(|t| json!(t)),
-        );
+        insert_text(&mut out, "title", self.title.as_deref());
+        insert_text(&mut out, "description", self.description.as_deref());
         if !self.arguments.is_empty() {
             let args: Vec<Value> = self
                 .arguments
@@ -95,12 +91,8 @@ impl PromptSpec {
                 .map(|a| {
                     let mut arg = Map::new();
                     arg.insert("name".into(), json!(a.name));
-                    insert_opt(&mut arg, "title", a.title.as_ref().map(|t| json!(t)));
-                    insert_opt(
-                        &mut arg,
-                        "description",
-                        a.description.as_ref().map(|t| json!(t)),
-                    );
+                    insert_text(&mut arg, "title", a.title.as_deref());
+                    insert_text(&mut arg, "description", a.description.as_deref());
                     arg.insert("required".into(), json!(a.required));
                     Value::Object(arg)
                 })

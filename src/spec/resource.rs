@@ -99,17 +99,9 @@ impl ResourceSpec {
         let mut out = Map::new();
         out.insert("uri".into(), json!(self.uri));
         out.insert("name".into(), json!(self.name));
-        insert_opt(&mut out, "title", self.title.as_ref().map(|t| json!(t)));
-        insert_opt(
-            &mut out,
-            "description",
-            self.description.as_ref().map(|t| json!(t)),
-        );
-        insert_opt(
-            &mut out,
-            "mimeType",
-            self.mime_type.as_ref().map(|t| json!(t)),
-        );
+        insert_text(&mut out, "title", self.title.as_deref());
+        insert_text(&mut out, "description", self.description.as_deref());
+        insert_text(&mut out, "mimeType", self.mime_type.as_deref());
         insert_opt(&mut out, "size", self.size.map(|s| json!(s)));
         insert_opt(&mut out, "annotations", self.annotations.clone());
         insert_opt(&mut out, "icons", self.icons.clone());
@@ -121,11 +113,7 @@ impl ResourceSpec {
     pub(crate) fn contents(&self) -> Value {
         let mut out = Map::new();
         out.insert("uri".into(), json!(self.uri));
-        insert_opt(
-            &mut out,
-            "mimeType",
-            self.mime_type.as_ref().map(|t| json!(t)),
-        );
+        insert_text(&mut out, "mimeType", self.mime_type.as_deref());
         match &self.body {
             ResourceBody::Text { text } => out.insert("text".into(), json!(text)),
             ResourceBody::Blob { blob } => out.insert("blob".into(), json!(blob)),
@@ -141,17 +129,9 @@ impl ResourceTemplateSpec {
         let mut out = Map::new();
         out.insert("uriTemplate".into(), json!(self.uri_template));
         out.insert("name".into(), json!(self.name));
-        insert_opt(&mut out, "title", self.title.as_ref().map(|t| json!(t)));
-        insert_opt(
-            &mut out,
-            "description",
-            self.description.as_ref().map(|t| json!(t)),
-        );
-        insert_opt(
-            &mut out,
-            "mimeType",
-            self.mime_type.as_ref().map(|t| json!(t)),
-        );
+        insert_text(&mut out, "title", self.title.as_deref());
+        insert_text(&mut out, "description", self.description.as_deref());
+        insert_text(&mut out, "mimeType", self.mime_type.as_deref());
         insert_opt(&mut out, "annotations", self.annotations.clone());
         insert_opt(&mut out, "icons", self.icons.clone());
         insert_opt(&mut out, "_meta", self.meta.clone());
@@ -159,8 +139,15 @@ impl ResourceTemplateSpec {
     }
 }
 
+/// Inserts `value` under `key` when it is set: listings leave unset members out, as the
+/// spec's optional members are omitted rather than `null`.
 pub(crate) fn insert_opt(out: &mut Map<String, Value>, key: &str, value: Option<Value>) {
     if let Some(value) = value {
         out.insert(key.into(), value);
     }
+}
+
+/// [`insert_opt`] for a text member (`title`, `description`, `mimeType`).
+pub(crate) fn insert_text(out: &mut Map<String, Value>, key: &str, value: Option<&str>) {
+    insert_opt(out, key, value.map(|text| json!(text)));
 }

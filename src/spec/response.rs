@@ -14,7 +14,7 @@ use super::fault::{Delay, Fault};
 ///
 /// # Example
 /// ```
-/// use mcp_decoy::Matcher;
+/// use mcp_decoy::spec::Matcher;
 /// use mcp_decoy::matchers::{all, arg};
 /// use serde_json::json;
 ///
@@ -104,7 +104,7 @@ pub enum Comparison {
 ///
 /// # Example
 /// ```
-/// use mcp_decoy::ResponseSpec;
+/// use mcp_decoy::spec::ResponseSpec;
 /// use serde_json::json;
 ///
 /// // Two failures, as `servers.json` stores them.

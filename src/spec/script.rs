@@ -37,6 +37,7 @@ impl LogLevel {
 /// The client request an [`Step::Ask`] sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
+#[non_exhaustive]
 pub enum AskMethod {
     /// `sampling/createMessage`; needs the client's `sampling` capability.
     #[serde(rename = "sampling/createMessage")]
@@ -64,6 +65,7 @@ impl AskMethod {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Listing {
     /// `notifications/tools/list_changed`.
     Tools,
@@ -87,6 +89,7 @@ fn default_ask_timeout() -> u64 {
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
+#[non_exhaustive]
 pub enum Step {
     /// `notifications/progress`, sent only when the call carried a progress token.
     Progress {

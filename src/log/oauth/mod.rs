@@ -1,28 +1,34 @@
-//! Typed reads of the OAuth side of a captured log: discovery fetches, registrations,
-//! authorization and token requests, challenges. They read the masked capture (tokens,
-//! codes and secrets are masked, parameter names and other values are kept), so they
-//! never need a secret.
+//! Typed reads of the OAuth side of a captured log ([`OAuthLog`]): discovery fetches,
+//! registrations, authorization and token requests, challenges. They read the masked
+//! capture (tokens, codes and secrets are masked, parameter names and other values are
+//! kept), so they never need a secret. The records they return live in `requests`; the
+//! parsing of form bodies and challenges in `params`.
 //!
 //! The authorization-server endpoints are recognised by the last segment of their path
 //! (`…/register`, `…/authorize`, `…/token`), so the same reads work for the default
 //! layout (`/oauth/token`), a tenant prefix (`/tenant1/token`) and the 2025-03-26
 //! fallback endpoints (`/token`).
 
+mod params;
+mod requests;
+
 use std::fmt::Write as _;
 
-use serde::Serialize;
 use serde_json::Value;
 
+use self::params::{body_params, challenge_param, first, parse_form};
+pub use self::requests::{AuthorizeRequest, Challenge, ClientAuth, Registration, TokenRequest};
 use super::record::{Entry, HttpExchange, HttpKind, Record};
 
-/// The OAuth exchanges of a [`Log`](super::Log), oldest first. Get it from
-/// [`Log::oauth`](super::Log::oauth).
+/// The OAuth exchanges of a [`Log`](crate::log::Log), oldest first. Get it from
+/// [`Log::oauth`](crate::log::Log::oauth).
 ///
 /// # Example
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// use mcp_decoy::{MockMcpServer, OAuth};
+/// use mcp_decoy::MockMcpServer;
+/// use mcp_decoy::oauth::OAuth;
 ///
 /// let server = MockMcpServer::builder().oauth(OAuth::new()).start().await;
 /// // The client under test runs its OAuth flow against `server.url()`; here, it only
@@ -44,193 +50,6 @@ pub struct OAuthLog {
     /// Copies of the HTTP exchanges with their record ids, so the view outlives the `Log`
     /// it came from (`server.log().oauth()` is one expression).
     exchanges: Vec<(u64, HttpExchange)>,
-}
-
-/// One Dynamic Client Registration request (RFC 7591) and its answer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Registration {
-    /// The id of its `http` record.
-    pub record: u64,
-    /// The path it was posted to.
-    pub path: String,
-    /// The client metadata the client sent (`client_name`, `redirect_uris`,
-    /// `grant_types`, `token_endpoint_auth_method`, `application_type`, ...).
-    pub metadata: Value,
-    /// The response status; `201` when the client was registered.
-    pub status: Option<u16>,
-    /// The `client_id` the server issued, when it registered the client.
-    pub client_id: Option<String>,
-}
-
-impl Registration {
-    /// A string member of the client metadata the client sent, e.g. `"client_name"`.
-    pub fn field(&self, name: &str) -> Option<&str> {
-        self.metadata.get(name).and_then(Value::as_str)
-    }
-
-    /// The `grant_types` the client asked for (empty when it sent none).
-    pub fn grant_types(&self) -> Vec<&str> {
-        string_array(&self.metadata, "grant_types")
-    }
-
-    /// The `redirect_uris` the client registered.
-    pub fn redirect_uris(&self) -> Vec<&str> {
-        string_array(&self.metadata, "redirect_uris")
-    }
-}
-
-/// One request to the authorization endpoint and the redirect that answered it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AuthorizeRequest {
-    /// The id of its `http` record.
-    pub record: u64,
-    /// The path it was sent to.
-    pub path: String,
-    /// Every query parameter, in order (masked values stay masked).
-    pub params: Vec<(String, String)>,
-    /// The response status (`302`/`303` for a redirect, `200` for a consent page).
-    pub status: Option<u16>,
-    /// The `Location` the server redirected to (with the code masked), if any.
-    pub redirect: Option<String>,
-}
-
-impl AuthorizeRequest {
-    /// The first value of a query parameter.
-    pub fn param(&self, name: &str) -> Option<&str> {
-        first(&self.params, name)
-    }
-
-    /// `client_id`: an opaque id, or the URL of a Client ID Metadata Document.
-    pub fn client_id(&self) -> Option<&str> {
-        self.param("client_id")
-    }
-
-    /// The requested scopes, split on spaces; `None` when `scope` was omitted.
-    pub fn scopes(&self) -> Option<Vec<&str>> {
-        self.param("scope")
-            .map(|s| s.split(' ').filter(|s| !s.is_empty()).collect())
-    }
-
-    /// Every `resource` value (RFC 8707 allows several).
-    pub fn resources(&self) -> Vec<&str> {
-        all(&self.params, "resource")
-    }
-
-    /// The `code_challenge_method`, if sent.
-    pub fn code_challenge_method(&self) -> Option<&str> {
-        self.param("code_challenge_method")
-    }
-
-    /// Whether the request carried a PKCE challenge with the `S256` method.
-    pub fn used_pkce_s256(&self) -> bool {
-        self.param("code_challenge").is_some_and(|c| !c.is_empty())
-            && self.code_challenge_method() == Some("S256")
-    }
-
-    /// A query parameter of the redirect the server answered with (`code` masked,
-    /// `state`, `iss`, `error`).
-    pub fn redirect_param(&self, name: &str) -> Option<String> {
-        let location = self.redirect.as_deref()?;
-        let query = location.split_once('?')?.1;
-        let query = query.split('#').next().unwrap_or(query);
-        form_urlencoded::parse(query.as_bytes())
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.into_owned())
-    }
-}
-
-/// How a client authenticated at the token endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum ClientAuth {
-    /// `Authorization: Basic` with the client id and secret.
-    ClientSecretBasic,
-    /// `client_secret` in the form body.
-    ClientSecretPost,
-    /// No client authentication (a public client): only `client_id` in the body.
-    None,
-}
-
-impl ClientAuth {
-    /// The RFC 7591 name: `client_secret_basic`, `client_secret_post` or `none`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ClientAuth::ClientSecretBasic => "client_secret_basic",
-            ClientAuth::ClientSecretPost => "client_secret_post",
-            ClientAuth::None => "none",
-        }
-    }
-}
-
-/// One request to the token endpoint and its answer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TokenRequest {
-    /// The id of its `http` record.
-    pub record: u64,
-    /// The path it was posted to.
-    pub path: String,
-    /// Every form parameter, in order (secrets masked).
-    pub params: Vec<(String, String)>,
-    /// How the client authenticated.
-    pub client_auth: ClientAuth,
-    /// The response status; `200` when tokens were issued.
-    pub status: Option<u16>,
-    /// The OAuth `error` code of a refused request (`invalid_grant`, `invalid_client`, ...).
-    pub error: Option<String>,
-    /// Whether the answer carried a refresh token.
-    pub issued_refresh_token: bool,
-}
-
-impl TokenRequest {
-    /// The first value of a form parameter.
-    pub fn param(&self, name: &str) -> Option<&str> {
-        first(&self.params, name)
-    }
-
-    /// `grant_type`: `authorization_code`, `refresh_token`, ...
-    pub fn grant_type(&self) -> Option<&str> {
-        self.param("grant_type")
-    }
-
-    /// Every `resource` value sent.
-    pub fn resources(&self) -> Vec<&str> {
-        all(&self.params, "resource")
-    }
-
-    /// The requested scopes, split on spaces; `None` when `scope` was omitted.
-    pub fn scopes(&self) -> Option<Vec<&str>> {
-        self.param("scope")
-            .map(|s| s.split(' ').filter(|s| !s.is_empty()).collect())
-    }
-
-    /// Whether the server issued tokens.
-    pub fn succeeded(&self) -> bool {
-        self.status == Some(200)
-    }
-}
-
-/// A `401`/`403` answer carrying a `WWW-Authenticate: Bearer` challenge.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Challenge {
-    /// The id of its `http` record.
-    pub record: u64,
-    /// `401` or `403`.
-    pub status: u16,
-    /// The raw header value.
-    pub header: String,
-}
-
-impl Challenge {
-    /// An auth-param of the challenge (`resource_metadata`, `scope`, `error`), unquoted.
-    pub fn param(&self, name: &str) -> Option<String> {
-        challenge_param(&self.header, name)
-    }
-
-    /// Whether this is a `403` step-up challenge (`error="insufficient_scope"`).
-    pub fn is_insufficient_scope(&self) -> bool {
-        self.param("error").as_deref() == Some("insufficient_scope")
-    }
 }
 
 impl OAuthLog {
@@ -518,162 +337,5 @@ impl OAuthLog {
             text.push_str("  (none)\n");
         }
         text
-    }
-}
-
-fn parse_form(text: &str) -> Vec<(String, String)> {
-    form_urlencoded::parse(text.as_bytes())
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect()
-}
-
-/// A form body as captured: text (`a=b&c=d`) or, once masked, possibly a JSON object.
-fn body_params(body: Option<&Value>) -> Vec<(String, String)> {
-    match body {
-        Some(Value::String(text)) => parse_form(text),
-        Some(Value::Object(map)) => map
-            .iter()
-            .flat_map(|(k, v)| match v {
-                Value::Array(items) => items.iter().map(|i| (k.clone(), scalar(i))).collect(),
-                other => vec![(k.clone(), scalar(other))],
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn scalar(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn first<'p>(params: &'p [(String, String)], name: &str) -> Option<&'p str> {
-    params
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
-}
-
-fn all<'p>(params: &'p [(String, String)], name: &str) -> Vec<&'p str> {
-    params
-        .iter()
-        .filter(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
-        .collect()
-}
-
-fn string_array<'v>(value: &'v Value, name: &str) -> Vec<&'v str> {
-    value
-        .get(name)
-        .and_then(Value::as_array)
-        .map(|items| items.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
-}
-
-/// An auth-param of a `WWW-Authenticate` value (RFC 9110 §11.6.1): `name=token` or
-/// `name="quoted"`, after the scheme. Quoted values may contain commas and `\"`.
-pub(crate) fn challenge_param(header: &str, name: &str) -> Option<String> {
-    let rest = header.trim_start();
-    // Skip the scheme (`Bearer`), which has no `=`.
-    let rest = match rest.split_once(' ') {
-        Some((scheme, tail)) if !scheme.contains('=') => tail,
-        _ => rest,
-    };
-    let mut chars = rest.char_indices().peekable();
-    let bytes = rest;
-    loop {
-        // Skip separators.
-        while let Some((_, c)) = chars.peek() {
-            if *c == ',' || c.is_whitespace() {
-                chars.next();
-            } else {
-                break;
-            }
-        }
-        let (start, _) = *chars.peek()?;
-        let mut key_end = start;
-        while let Some((i, c)) = chars.peek() {
-            if *c == '=' || *c == ',' || c.is_whitespace() {
-                break;
-            }
-            key_end = *i + c.len_utf8();
-            chars.next();
-        }
-        let key = &bytes[start..key_end];
-        while let Some((_, c)) = chars.peek() {
-            if c.is_whitespace() {
-                chars.next();
-            } else {
-                break;
-            }
-        }
-        if chars.peek().map(|(_, c)| *c) != Some('=') {
-            continue;
-        }
-        chars.next();
-        while let Some((_, c)) = chars.peek() {
-            if c.is_whitespace() {
-                chars.next();
-            } else {
-                break;
-            }
-        }
-        let mut value = String::new();
-        if chars.peek().map(|(_, c)| *c) == Some('"') {
-            chars.next();
-            while let Some((_, c)) = chars.next() {
-                match c {
-                    '\\' => {
-                        if let Some((_, escaped)) = chars.next() {
-                            value.push(escaped);
-                        }
-                    }
-                    '"' => break,
-                    other => value.push(other),
-                }
-            }
-        } else {
-            while let Some((_, c)) = chars.peek() {
-                if *c == ',' || c.is_whitespace() {
-                    break;
-                }
-                value.push(*c);
-                chars.next();
-            }
-        }
-        if key.eq_ignore_ascii_case(name) {
-            return Some(value);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::challenge_param;
-
-    #[test]
-    fn challenge_params_are_read_quoted_or_bare_in_any_order() {
-        let header = r#"Bearer error="insufficient_scope", scope="a b", resource_metadata="http://h/x,y", error_description="say \"hi\"""#;
-        assert_eq!(challenge_param(header, "scope").as_deref(), Some("a b"));
-        assert_eq!(
-            challenge_param(header, "resource_metadata").as_deref(),
-            Some("http://h/x,y")
-        );
-        assert_eq!(
-            challenge_param(header, "error_description").as_deref(),
-            Some("say \"hi\"")
-        );
-        assert_eq!(
-            challenge_param(header, "ERROR").as_deref(),
-            Some("insufficient_scope")
-        );
-        assert_eq!(
-            challenge_param("Bearer realm=x, scope=read", "scope").as_deref(),
-            Some("read")
-        );
-        assert_eq!(challenge_param("Bearer", "scope"), None);
-        assert_eq!(challenge_param("", "scope"), None);
     }
 }
