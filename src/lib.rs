@@ -77,12 +77,12 @@ pub mod spec;
 pub use engine::SessionInfo;
 pub use engine::oauth::{TokenInfo, TokenKind};
 pub use error::{Error, ItemKind};
-pub use fixture::AuthScenario;
 pub use fixture::{MockMcpServer, MockMcpServerBuilder, Times, Tool};
 pub use fixture::{OAuth, OAuthHandle};
 pub use fixture::{Prompt, PromptArgument};
 pub use fixture::{Resource, ResourceTemplate};
 pub use fixture::{Response, matchers};
+pub use spec::AuthScenario;
 pub use spec::{
     AskMethod, Listing, LogLevel, ProtocolVersion, ResponseMode, ServerSpec, Step, ToolAnnotations,
     ToolSpec,

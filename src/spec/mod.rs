@@ -3,6 +3,7 @@
 //! runs it.
 
 mod auth;
+mod auth_scenario;
 mod fault;
 mod prompt;
 mod resource;
@@ -16,6 +17,7 @@ pub use auth::{
     AuthServerMetadata, Consent, IssResponse, LegacyDiscovery, OAuthSpec, PreRegisteredClient,
     ResourceMetadataLocation, TokenEndpointAuthMethod,
 };
+pub use auth_scenario::AuthScenario;
 pub use fault::{Delay, Fault, FaultRule, SessionExpiry};
 pub use prompt::{PromptArgumentSpec, PromptSpec, default_prompt_template};
 pub use resource::{ResourceBody, ResourceSpec, ResourceTemplateSpec};
