@@ -16,7 +16,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::ApiError;
 use super::body::{JsonBody, decode, merge, object};
@@ -129,7 +129,11 @@ pub(crate) fn routes(docs: &mut Docs) -> Vec<Route> {
                  the OAuth clients and tokens.",
         )
         .body({
-            let auth = docs.schema::<super::oauth::AuthBody>();
+            let mut auth = docs.schema::<super::oauth::AuthBody>();
+            auth["description"] = json!(
+                "OAuth 2.1: an object turns it on (or changes it), `null` turns it off; see \
+                 `AuthBody`. Any change to it revokes every token and closes the sessions."
+            );
             docs.patch_schema::<ServerSpec>("ServerPatch", ITEMS, PATCH, &[("auth", auth)])
         })
         .reply(200, docs.schema::<ServerDetail>())
