@@ -57,10 +57,33 @@
 //!   tool's alternative answers (`fixture/response/`: [`Response`] and their expectations),
 //!   the conditions that pick them ([`matchers`]) and OAuth 2.1 ([`oauth::OAuth`],
 //!   [`oauth::OAuthHandle`]).
-//! - `engine`: one server's transport (Streamable HTTP), methods, live catalog, sessions,
-//!   capture, access guards (API keys, Host check), OAuth (authorization server and
-//!   resource server, `engine/oauth/`) and capability manifest; driven by the
-//!   fixture and, later, by the standalone app.
+//! - `engine`: one server, behind a closed facade (`engine/mod.rs`, edits in `edits.rs`)
+//!   that the fixture and the app drive alike. Imports run one way, top to bottom:
+//!   - `transport/http/`: the Streamable HTTP adapter (POST, GET stream, DELETE, SSE
+//!     writing, the exchange capture and body limit, and `render`, the only place a fault
+//!     becomes bytes); `serve.rs` runs one engine on its own thread. Beside it, the HTTP
+//!     guards: `guard.rs` (API keys, Host check), `oauth/` (authorization server and
+//!     resource server) and `manifest.rs`.
+//!   - `pipeline/`: the stages every message goes through whatever carried it: record,
+//!     admit (`admit.rs` legacy sessions, `stateless.rs` 2026-07-28, `initialize.rs`,
+//!     `batch.rs`), `plan.rs` (fault rules and the tool response, decided together),
+//!     `run.rs` (delay, cancellation, the handler), `outcome.rs` (what a transport renders).
+//!   - `methods/`: one file per family of MCP methods, and the router in `methods/mod.rs`;
+//!     no transport types.
+//!   - `capture.rs`: the recorder, one per message, the only writer of `mcp` records.
+//!   - `state/`: catalog, sessions and their streams, fault and response counters, session
+//!     expiry, clock.
+//!   - `validate/`: every check of a spec, in one message format; `protocol/`: JSON-RPC,
+//!     methods, eras, the 2026-07-28 rules; `template.rs`, `schema.rs`, `uri_template/`:
+//!     json-e, the MCP JSON schema and RFC 6570, as leaves.
+//!
+//!   Where a `tools/call` goes: `transport::http::post` → `pipeline::message` →
+//!   `pipeline::legacy` (or `pipeline::stateless`) → `pipeline::run::serve`, which asks
+//!   `pipeline::plan` → `methods::request` → `methods::tools::call` → back as an `Outcome`
+//!   → `transport::http::render`.
+//! - `cli` (feature `decoy-cli`): the app; `cli/api/` declares each REST route once with its
+//!   OpenAPI entry (`openapi.rs`), serves the four catalog kinds through one generic CRUD
+//!   (`catalog.rs`, `kinds.rs`) and reaches the engine only through `live.rs`.
 //! - [`spec`]: plain serde data shared by the builder and the app's `servers.json`; it also
 //!   defines [`Fault`], [`FaultRule`] and [`ProtocolVersion`], whose one path is the root.
 //! - [`log`]: the captured records, the bounded ring that holds them (crate-private),
@@ -116,13 +139,6 @@ pub use fixture::{Prompt, PromptArgument, Resource, ResourceTemplate, Response, 
 pub use spec::fault::{Fault, FaultRule};
 pub use spec::version::ProtocolVersion;
 
-// Transitional, hidden from the docs: `oauth` is the one public path of these three, but
-// the doc examples of `fixture/oauth_presets.rs` (moving to `spec/` in another change), the
-// app (`cli/api/oauth.rs`) and a doc link in `engine/oauth/mod.rs` still name them at the
-// root, and those files are not edited here. Delete this line once they use `crate::oauth`.
-#[doc(hidden)]
-pub use fixture::{AuthScenario, OAuth, OAuthHandle};
-
 pub mod oauth {
     //! OAuth 2.1 for a [`MockMcpServer`](crate::MockMcpServer): the settings ([`OAuth`]), the
     //! running side ([`OAuthHandle`], [`TokenInfo`]) and the conformance suite's client auth
@@ -146,7 +162,8 @@ pub mod oauth {
     //! ```
 
     pub use crate::engine::oauth::{TokenInfo, TokenKind};
-    pub use crate::fixture::{AuthScenario, OAuth, OAuthHandle};
+    pub use crate::fixture::{OAuth, OAuthHandle};
+    pub use crate::spec::auth_scenario::AuthScenario;
 }
 
 /// The README's examples, compiled and run as doctests so they cannot drift from the API.

@@ -39,6 +39,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
+#[cfg(feature = "decoy-cli")]
+pub(crate) use state::catalog::Kind;
 pub use state::session::SessionInfo;
 #[cfg(feature = "decoy-cli")]
 pub(crate) use transport::http::router_at;

@@ -6,6 +6,8 @@
 //! [`crate::Fault`], [`crate::FaultRule`] and [`crate::ProtocolVersion`].
 
 mod auth;
+// `AuthScenario` is re-exported in `crate::oauth`, its one public path.
+pub(crate) mod auth_scenario;
 // `Fault` and `FaultRule` are re-exported at the crate root, their one public path.
 pub(crate) mod fault;
 mod prompt;
@@ -24,6 +26,7 @@ pub use auth::{
     AuthServerMetadata, Consent, IssResponse, LegacyDiscovery, OAuthSpec, PreRegisteredClient,
     ResourceMetadataLocation, TokenEndpointAuthMethod,
 };
+pub(crate) use auth_scenario::AuthScenario;
 pub use fault::{Delay, SessionExpiry};
 pub(crate) use fault::{Fault, FaultRule};
 pub use prompt::{PromptArgumentSpec, PromptSpec, default_prompt_template};

@@ -1,6 +1,6 @@
 //! Request bodies: the [`JsonBody`] extractor (malformed JSON and wrong types become a `400`
 //! that names the field, an oversized body a `413`), and the shallow merge that every
-//! `PATCH` route applies.
+//! `PATCH` route applies. Knows no route, resource or engine type.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -64,6 +64,22 @@ pub(crate) fn decode<T: DeserializeOwned>(value: &Value) -> Result<T, ApiError> 
     })
 }
 
+/// Decodes the body member `member`, naming it (and any path inside it) on failure.
+pub(crate) fn decode_member<T: DeserializeOwned>(
+    member: &str,
+    value: &Value,
+) -> Result<T, ApiError> {
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let path = match error.path().to_string() {
+            inner if inner == "." => member.to_string(),
+            inner if inner.starts_with('[') => format!("{member}{inner}"),
+            inner => format!("{member}.{inner}"),
+        };
+        let inner = error.into_inner();
+        ApiError::bad_request(path.clone(), format!("`{path}`: {inner}"))
+    })
+}
+
 /// The body as a JSON object, or a `400` saying it must be one.
 pub(crate) fn object(value: Value) -> Result<Map<String, Value>, ApiError> {
     match value {
@@ -91,14 +107,35 @@ fn kind_of(value: &Value) -> &'static str {
 
 /// Applies a `PATCH` body to `current`: each member the body names replaces that field
 /// whole (no deep merge, so a new `inputSchema` or `template` never mixes with the old
-/// one), and `null` clears it back to its default. `patch` was first decoded into the
-/// route's patch type (`P`), so unknown members and wrong types are already refused.
-pub(crate) fn merge<T, P>(current: &T, patch: Map<String, Value>) -> Result<T, ApiError>
+/// one), and `null` clears it back to its default. A member outside `members` is refused by
+/// name, and a wrong type is named by decoding the merged result, so the spec type is its
+/// own patch type.
+pub(crate) fn merge<T>(
+    current: &T,
+    patch: Map<String, Value>,
+    members: &[String],
+) -> Result<T, ApiError>
 where
     T: Serialize + DeserializeOwned,
-    P: DeserializeOwned,
 {
-    let _: P = decode(&Value::Object(patch.clone()))?;
+    if let Some(unknown) = patch.keys().find(|key| !members.contains(key)) {
+        // Worded as serde words `deny_unknown_fields`, which the patch types used to have.
+        let expected: Vec<String> = members.iter().map(|m| format!("`{m}`")).collect();
+        return Err(ApiError::bad_request(
+            unknown.clone(),
+            format!(
+                "`{unknown}`: unknown field `{unknown}`, expected one of {}",
+                expected.join(", ")
+            ),
+        ));
+    }
+    apply(current, patch)
+}
+
+fn apply<T>(current: &T, patch: Map<String, Value>) -> Result<T, ApiError>
+where
+    T: Serialize + DeserializeOwned,
+{
     let mut merged = match serde_json::to_value(current) {
         Ok(Value::Object(map)) => map,
         // Our spec types always serialize to objects; anything else is a bug, not input.
@@ -125,13 +162,9 @@ mod tests {
     use crate::spec::ToolSpec;
     use serde_json::json;
 
-    #[derive(Debug, serde::Deserialize)]
-    #[serde(deny_unknown_fields)]
-    #[expect(dead_code, reason = "only decoded to check the patch")]
-    struct Patch {
-        title: Option<String>,
-        #[serde(rename = "inputSchema")]
-        input_schema: Option<Value>,
+    /// The members the tests' patches may name.
+    fn patch() -> Vec<String> {
+        vec!["title".into(), "inputSchema".into()]
     }
 
     fn map(value: Value) -> Map<String, Value> {
@@ -143,9 +176,10 @@ mod tests {
         let mut tool = ToolSpec::new("t");
         tool.title = Some("old".into());
         tool.input_schema = json!({ "type": "object", "properties": { "a": {} } });
-        let patched: ToolSpec = merge::<_, Patch>(
+        let patched: ToolSpec = merge(
             &tool,
             map(json!({ "title": null, "inputSchema": { "type": "object", "properties": { "b": {} } } })),
+            &patch(),
         )
         .expect("merged");
         assert_eq!(patched.title, None);
@@ -158,9 +192,9 @@ mod tests {
     #[test]
     fn a_patch_with_an_unknown_or_mistyped_member_names_it() {
         let tool = ToolSpec::new("t");
-        let unknown = merge::<_, Patch>(&tool, map(json!({ "titel": "x" }))).expect_err("unknown");
+        let unknown = merge(&tool, map(json!({ "titel": "x" })), &patch()).expect_err("unknown");
         assert!(unknown.detail.contains("titel"), "{}", unknown.detail);
-        let mistyped = merge::<_, Patch>(&tool, map(json!({ "title": 7 }))).expect_err("mistyped");
+        let mistyped = merge(&tool, map(json!({ "title": 7 })), &patch()).expect_err("mistyped");
         assert_eq!(mistyped.field.as_deref(), Some("title"));
     }
 }

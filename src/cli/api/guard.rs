@@ -5,6 +5,8 @@
 //! The Host check defeats DNS rebinding (a page on `evil.example` that resolves to
 //! 127.0.0.1 still sends `Host: evil.example`); the Origin and `Sec-Fetch-Site` checks stop
 //! other sites' pages from driving the API with simple requests that skip CORS preflight.
+//!
+//! Must not touch: routes, bodies or the engine; it only lets a request through or refuses it.
 
 use std::sync::Arc;
 

@@ -1,4 +1,6 @@
 //! `GET /`: what a client of the API needs to know about this instance.
+//!
+//! Must not touch: the servers or the engine; it reads only the app's own settings.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -7,6 +9,7 @@ use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 
+use super::openapi::{Docs, Operation, Route, Verb};
 use crate::cli::App;
 
 /// The version, listener ports, MCP URL template and config file path.
@@ -23,6 +26,18 @@ pub(crate) struct Meta {
     pub(crate) mcp_url_template: String,
     /// The `servers.json` this instance reads and writes.
     pub(crate) config_path: PathBuf,
+}
+
+/// `GET /`, documented.
+pub(crate) fn route(docs: &mut Docs) -> Route {
+    Operation::new(
+        Verb::Get,
+        "/",
+        "getMeta",
+        "Get the version, listener ports, MCP URL template, and config file path.",
+    )
+    .reply(200, docs.schema::<Meta>())
+    .to(get)
 }
 
 /// `GET /`.

@@ -1,23 +1,29 @@
 //! The REST API under `/api/v1` on the UI listener (product guide, "REST API"). One file per
-//! resource; every error is an [`ApiError`] answered as RFC 9457 problem details.
+//! resource, declaring each of its routes once with its OpenAPI entry (`openapi.rs`); the
+//! four catalog kinds share one CRUD (`catalog.rs`, `kinds.rs`). Every error is an
+//! [`ApiError`] answered as RFC 9457 problem details, and every engine access goes through
+//! `live.rs`.
 //!
 //! The whole `/api/v1` router sits behind `guard` (Host, Origin, Content-Type) and a 4 MiB
 //! body limit; `GET /api/v1/openapi.json` documents every route.
+//!
+//! Imports run one way: resource files use the shared lower modules (`openapi`, `body`,
+//! `support`, `live`, `problem`), never each other, except `servers` using `oauth`'s `auth`
+//! body.
 
 mod body;
+mod catalog;
 mod guard;
+mod kinds;
+mod live;
 mod logs;
 mod meta;
 mod oauth;
 mod openapi;
 mod problem;
-mod prompts;
-mod resource_templates;
-mod resources;
 mod servers;
 mod sessions;
 mod support;
-mod tools;
 
 use std::sync::Arc;
 
@@ -29,20 +35,23 @@ use axum::routing::get;
 pub use problem::ApiError;
 
 use super::App;
+use crate::spec::{PromptSpec, ResourceSpec, ResourceTemplateSpec, ToolSpec};
+use openapi::Docs;
 
 /// The UI listener's router.
 pub fn router(app: Arc<App>) -> Router {
-    let api = Router::new()
-        .route("/", get(meta::get))
-        .route("/openapi.json", get(openapi::get))
-        .merge(servers::routes())
-        .merge(tools::routes())
-        .merge(resources::routes())
-        .merge(resource_templates::routes())
-        .merge(prompts::routes())
-        .merge(sessions::routes())
-        .merge(oauth::routes())
-        .merge(logs::routes())
+    let mut docs = Docs::new();
+    // In the order of the product guide's table.
+    let mut routes = vec![meta::route(&mut docs)];
+    routes.extend(servers::routes(&mut docs));
+    routes.extend(catalog::routes::<ToolSpec>(&mut docs));
+    routes.extend(catalog::routes::<ResourceSpec>(&mut docs));
+    routes.extend(catalog::routes::<ResourceTemplateSpec>(&mut docs));
+    routes.extend(catalog::routes::<PromptSpec>(&mut docs));
+    routes.extend(sessions::routes(&mut docs));
+    routes.extend(oauth::routes(&mut docs));
+    routes.extend(logs::routes());
+    let api = openapi::serve(docs, app.ui_port, routes)
         .fallback(no_route)
         .method_not_allowed_fallback(no_method)
         .layer(DefaultBodyLimit::max(body::MAX_BODY_BYTES))

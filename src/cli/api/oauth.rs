@@ -9,27 +9,28 @@
 //! the rest keep their current value, or the app's defaults when OAuth was off (consent
 //! page, `client_secret_post` and `none`, a new pre-registered client). Every change to
 //! `auth` rebuilds the server, which revokes every token and closes its sessions.
+//!
+//! The conformance presets (`auth.preset`) come from `spec::AuthScenario`, not the fixture;
+//! tokens are read and revoked through `live.rs`. Must not touch: engine fields, the fixture,
+//! or other resources' files (`servers.rs` uses this one, never the other way round).
 
 use std::sync::{Arc, LazyLock};
 
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::routing::{delete, get};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::ApiError;
 use super::body::decode;
-use super::openapi::{Docs, Operation};
+use super::live;
+use super::openapi::{Docs, Operation, Route, Verb};
 use super::support::hosted;
 use crate::cli::App;
 use crate::cli::auth;
-use crate::cli::registry::Hosted;
-use crate::engine::oauth::{AuthServer, TokenInfo, TokenKind};
-use crate::spec::{OAuthSpec, PreRegisteredClient};
-use crate::{AuthScenario, OAuth};
+use crate::oauth::{TokenInfo, TokenKind};
+use crate::spec::{AuthScenario, OAuthSpec, PreRegisteredClient};
 
 /// The `auth` member of `POST /servers` and `PATCH /servers/{server}`: the server's OAuth
 /// settings as `servers.json` stores them, every member optional, plus `redirectUris`.
@@ -102,19 +103,10 @@ impl From<TokenInfo> for Token {
     }
 }
 
-pub(crate) fn routes() -> Router<Arc<App>> {
-    Router::new()
-        .route(
-            "/servers/{server}/oauth/tokens",
-            get(list).delete(revoke_all),
-        )
-        .route("/servers/{server}/oauth/tokens/{token}", delete(revoke))
-}
-
-pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
+pub(crate) fn routes(docs: &mut Docs) -> Vec<Route> {
     vec![
         Operation::new(
-            "get",
+            Verb::Get,
             "/servers/{server}/oauth/tokens",
             "listTokens",
             "List the live access and refresh tokens of a server that uses OAuth.",
@@ -125,9 +117,10 @@ pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
              values are never shown. A server that does not use OAuth answers `404`.",
         )
         .reply(200, docs.schema::<Vec<Token>>())
-        .errors(&[404]),
+        .errors(&[404])
+        .to(list),
         Operation::new(
-            "delete",
+            Verb::Delete,
             "/servers/{server}/oauth/tokens",
             "revokeTokens",
             "Revoke every access and refresh token of a server that uses OAuth.",
@@ -137,9 +130,10 @@ pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
              open. A server that does not use OAuth answers `404`.",
         )
         .no_content()
-        .errors(&[404]),
+        .errors(&[404])
+        .to(revoke_all),
         Operation::new(
-            "delete",
+            Verb::Delete,
             "/servers/{server}/oauth/tokens/{token}",
             "revokeToken",
             "Revoke one token, by the `id` that the list returns.",
@@ -151,41 +145,22 @@ pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
              use OAuth.",
         )
         .no_content()
-        .errors(&[404]),
+        .errors(&[404])
+        .to(revoke),
     ]
 }
 
-/// The server and its OAuth state, or the `404` the guide's routes answer.
-fn with_oauth(app: &App, server: &str) -> Result<Hosted, ApiError> {
-    let hosted = hosted(app, server)?;
-    if hosted.engine.oauth().is_none() {
-        return Err(
-            ApiError::not_found(format!("server `{server}` does not use OAuth")).field("server"),
-        );
-    }
-    Ok(hosted)
-}
-
-fn oauth_of(hosted: &Hosted) -> &AuthServer {
-    hosted
-        .engine
-        .oauth()
-        .expect("with_oauth checked that the server uses OAuth")
+/// What a token route answers for a server that does not use OAuth.
+fn no_oauth(server: &str) -> ApiError {
+    ApiError::not_found(format!("server `{server}` does not use OAuth")).field("server")
 }
 
 async fn list(
     State(app): State<Arc<App>>,
     Path(server): Path<String>,
 ) -> Result<axum::Json<Vec<Token>>, ApiError> {
-    let hosted = with_oauth(&app, &server)?;
-    let now = hosted.engine.now();
-    Ok(axum::Json(
-        oauth_of(&hosted)
-            .tokens(now)
-            .into_iter()
-            .map(Token::from)
-            .collect(),
-    ))
+    let tokens = live::tokens(&hosted(&app, &server)?).ok_or_else(|| no_oauth(&server))?;
+    Ok(axum::Json(tokens.into_iter().map(Token::from).collect()))
 }
 
 async fn revoke_all(
@@ -194,8 +169,7 @@ async fn revoke_all(
 ) -> Result<StatusCode, ApiError> {
     // Under the write lock, so a rebuild cannot move the tokens away mid-revoke.
     let _writes = app.writes.lock().await;
-    let hosted = with_oauth(&app, &server)?;
-    oauth_of(&hosted).revoke_all(hosted.engine.now());
+    live::revoke_all_tokens(&hosted(&app, &server)?).ok_or_else(|| no_oauth(&server))?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -204,14 +178,9 @@ async fn revoke(
     Path((server, token)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
     let _writes = app.writes.lock().await;
-    let hosted = with_oauth(&app, &server)?;
-    let oauth = oauth_of(&hosted);
-    // Only live tokens are listed, so only live ones can be revoked by id.
-    let live = oauth
-        .tokens(hosted.engine.now())
-        .iter()
-        .any(|t| t.id == token);
-    if live && oauth.revoke(&token) {
+    let revoked =
+        live::revoke_token(&hosted(&app, &server)?, &token).ok_or_else(|| no_oauth(&server))?;
+    if revoked {
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(ApiError::not_found(format!(
@@ -303,7 +272,7 @@ pub(crate) fn resolve(current: Option<&OAuthSpec>, given: Value) -> Result<Value
     // app keeps its one pre-registered client unless the preset names its own.
     let base = match preset {
         Some(scenario) => {
-            let mut spec = OAuth::preset(scenario).into_spec();
+            let mut spec = scenario.oauth_spec();
             if spec.pre_registered_clients.is_empty() {
                 spec.pre_registered_clients =
                     vec![current_client.clone().unwrap_or_else(auth::new_client)];

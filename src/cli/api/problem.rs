@@ -1,5 +1,8 @@
 //! One error type for the REST API, answered as RFC 9457 problem details
 //! (`application/problem+json`) that name the field at fault.
+//!
+//! The one place that maps an engine `crate::error::Error` to a status and field;
+//! knows no route and no engine state.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};

@@ -5,27 +5,30 @@
 //! `responseMode`, `pageSize`) are fixed in its engine, and clients learn most of them at
 //! `initialize`; so a `PATCH` that changes any of them rebuilds the server (keeping its logs)
 //! and ends its sessions, and clients reconnect to see the change.
+//!
+//! Must not touch: engine fields (through `live.rs`), the catalog routes (`catalog.rs`);
+//! it uses `oauth.rs` for the `auth` member, one way.
 
 use std::sync::Arc;
 
+use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::get;
-use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::ApiError;
 use super::body::{JsonBody, decode, merge, object};
-use super::openapi::{Docs, Operation};
+use super::live;
+use super::openapi::{Docs, Operation, Route, Verb, patch_members};
 use super::support::{commit, created, hosted};
 use crate::cli::App;
 use crate::cli::config::check_server_name;
 use crate::cli::registry::Hosted;
-use crate::engine::guard;
-use crate::spec::{PromptSpec, ResourceSpec, ResourceTemplateSpec, ToolSpec};
-use crate::spec::{ProtocolVersion, ResponseMode, ServerSpec};
+use crate::spec::{
+    PromptSpec, ResourceSpec, ResourceTemplateSpec, ResponseMode, ServerSpec, ToolSpec,
+};
 
 /// A server as `GET /servers` lists it.
 #[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
@@ -74,73 +77,23 @@ pub(crate) struct ServerDetail {
     pub(crate) server: ServerSpec,
 }
 
-/// The body of `PATCH /servers/{server}`: each member given replaces that setting, `null`
-/// resets it to its default. Any change rebuilds the server and ends its sessions; a new
-/// `name` moves it to `/s/NEW/mcp` (the old URL answers `404`).
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct ServerPatch {
-    /// A new name: 1-64 letters, digits, `_`, `-` or `.`, not taken by another server.
-    #[serde(default)]
-    pub(crate) name: Option<String>,
-    /// `serverInfo.title`.
-    #[serde(default)]
-    pub(crate) title: Option<String>,
-    /// `serverInfo.version`.
-    #[serde(default)]
-    pub(crate) version: Option<String>,
-    /// `instructions` in the `initialize` result.
-    #[serde(default)]
-    pub(crate) instructions: Option<String>,
-    /// `json` or `sse`.
-    #[serde(default)]
-    pub(crate) response_mode: Option<ResponseMode>,
-    /// Revisions the server accepts; empty means all.
-    #[serde(default)]
-    pub(crate) protocol_versions: Option<Vec<ProtocolVersion>>,
-    /// Items per page of every list method; `null` lists everything on one page.
-    #[serde(default)]
-    pub(crate) page_size: Option<usize>,
-    /// API keys a client must send as `Authorization: Bearer KEY` (others get `401`); `[]`
-    /// or `null` turns the check off. A change to the keys alone keeps the server and its
-    /// sessions: the next request is checked against the new list.
-    #[serde(default)]
-    pub(crate) api_keys: Option<Vec<String>>,
-    /// `Host` names the MCP endpoint accepts besides `localhost`, `127.0.0.1` and `[::1]`;
-    /// listing any turns the Host check on (others get `403`). `*.example.com` matches any
-    /// subdomain, `name:port` one port.
-    #[serde(default)]
-    pub(crate) allowed_hosts: Option<Vec<String>>,
-    /// Serve the capability manifest at `/s/NAME/.well-known/mcp-server.json`.
-    #[serde(default)]
-    pub(crate) manifest: Option<bool>,
-    /// OAuth 2.1: an object turns it on (or changes it), `null` turns it off; see
-    /// `AuthBody`. Any change to it revokes every token and closes the sessions.
-    #[serde(default)]
-    pub(crate) auth: Option<super::oauth::AuthBody>,
-    /// Server-level fault rules, checked in order for every request (`[]` or `null`: none).
-    /// Their counters start again, as the server is rebuilt.
-    #[serde(default)]
-    pub(crate) faults: Option<Vec<crate::spec::FaultRule>>,
-    /// When legacy sessions end on their own (`afterRequests`, `afterMs`); `null`: never.
-    #[serde(default)]
-    pub(crate) session_expiry: Option<crate::spec::SessionExpiry>,
-    /// Seed of the random delays, so a schedule reproduces; `null`: the fixed default.
-    #[serde(default)]
-    pub(crate) seed: Option<u64>,
-}
+/// What a `PATCH /servers/{server}` may not name: the items have routes of their own.
+const ITEMS: &[&str] = &["tools", "resources", "resourceTemplates", "prompts"];
 
-pub(crate) fn routes() -> Router<Arc<App>> {
-    Router::new()
-        .route("/servers", get(list).post(create))
-        .route("/servers/{server}", get(read).patch(update).delete(remove))
-}
+/// The `PATCH` body's description (its members are `ServerSpec`'s, without [`ITEMS`]).
+const PATCH: &str = "Each member given replaces that setting, `null` resets it to its \
+    default. Any change rebuilds the server and ends its sessions; a new `name` moves it to \
+    `/s/NEW/mcp` (the old URL answers `404`). `apiKeys`: `[]` or `null` turns the check off, \
+    and a change to the keys alone keeps the server and its sessions. `auth`: an object turns \
+    OAuth on or changes it, `null` turns it off (see `AuthBody`); any change to it revokes \
+    every token. Fault counters start again, as the server is rebuilt.";
 
-pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
+pub(crate) fn routes(docs: &mut Docs) -> Vec<Route> {
     vec![
-        Operation::new("get", "/servers", "listServers", "List servers.")
-            .reply(200, docs.schema::<Vec<ServerSummary>>()),
-        Operation::new("post", "/servers", "createServer", "Create a server.")
+        Operation::new(Verb::Get, "/servers", "listServers", "List servers.")
+            .reply(200, docs.schema::<Vec<ServerSummary>>())
+            .to(list),
+        Operation::new(Verb::Post, "/servers", "createServer", "Create a server.")
             .describe(
                 "The body is a server as `servers.json` stores it; only `name` is required, and \
                  a server created with just a name has no tools. Tools in the body keep the \
@@ -153,12 +106,14 @@ pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
             )
             .body(docs.schema::<ServerSpec>())
             .reply(201, docs.schema::<ServerDetail>())
-            .errors(&[409]),
-        Operation::new("get", "/servers/{server}", "getServer", "Get a server.")
+            .errors(&[409])
+            .to(create),
+        Operation::new(Verb::Get, "/servers/{server}", "getServer", "Get a server.")
             .reply(200, docs.schema::<ServerDetail>())
-            .errors(&[404]),
+            .errors(&[404])
+            .to(read),
         Operation::new(
-            "patch",
+            Verb::Patch,
             "/servers/{server}",
             "updateServer",
             "Update a server.",
@@ -173,43 +128,52 @@ pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
                  the client's redirect URIs; each revokes every token. Other changes keep \
                  the OAuth clients and tokens.",
         )
-        .body(docs.schema::<ServerPatch>())
+        .body({
+            let mut auth = docs.schema::<super::oauth::AuthBody>();
+            auth["description"] = json!(
+                "OAuth 2.1: an object turns it on (or changes it), `null` turns it off; see \
+                 `AuthBody`. Any change to it revokes every token and closes the sessions."
+            );
+            docs.patch_schema::<ServerSpec>("ServerPatch", ITEMS, PATCH, &[("auth", auth)])
+        })
         .reply(200, docs.schema::<ServerDetail>())
-        .errors(&[404, 409]),
+        .errors(&[404, 409])
+        .to(update),
         Operation::new(
-            "delete",
+            Verb::Delete,
             "/servers/{server}",
             "deleteServer",
             "Delete a server and close its sessions.",
         )
         .no_content()
-        .errors(&[404]),
+        .errors(&[404])
+        .to(remove),
     ]
 }
 
 fn summary(app: &App, name: &str, hosted: &Hosted) -> ServerSummary {
-    let engine = &hosted.engine;
-    let tools = engine.items::<ToolSpec>();
+    let built = live::built_spec(hosted);
+    let tools = live::items::<ToolSpec>(hosted);
     ServerSummary {
         name: name.to_string(),
-        title: engine.spec().title.clone(),
-        version: engine.spec().version.clone(),
+        title: built.title.clone(),
+        version: built.version.clone(),
         url: app.mcp_url(name),
         published_tools: tools.iter().filter(|t| t.published).count(),
         tools: tools.len(),
-        resources: engine.items::<ResourceSpec>().len(),
-        resource_templates: engine.items::<ResourceTemplateSpec>().len(),
-        prompts: engine.items::<PromptSpec>().len(),
-        sessions: engine.sessions().len(),
-        response_mode: engine.spec().response_mode,
+        resources: live::items::<ResourceSpec>(hosted).len(),
+        resource_templates: live::items::<ResourceTemplateSpec>(hosted).len(),
+        prompts: live::items::<PromptSpec>(hosted).len(),
+        sessions: live::sessions(hosted).len(),
+        response_mode: built.response_mode,
     }
 }
 
-pub(crate) fn detail(app: &App, hosted: &Hosted) -> ServerDetail {
-    let server = hosted.engine.current_spec();
+fn detail(app: &App, hosted: &Hosted) -> ServerDetail {
+    let server = live::current_spec(hosted);
     ServerDetail {
         url: app.mcp_url(&server.name),
-        sessions: hosted.engine.sessions().len(),
+        sessions: live::sessions(hosted).len(),
         manifest_url: server.manifest.then(|| {
             format!(
                 "{}/s/{}/.well-known/mcp-server.json",
@@ -240,7 +204,7 @@ fn check_settings(server: &ServerSpec) -> Result<(), ApiError> {
             "`pageSize` must be at least 1 (or null for one page)",
         ));
     }
-    let guards = guard::spec_problems(server, "apiKeys", "allowedHosts");
+    let guards = live::guard_problems(server);
     if let Some((field, reason)) = guards.into_iter().next() {
         return Err(ApiError::bad_request(
             field.clone(),
@@ -293,12 +257,12 @@ async fn update(
     let mut patch = object(patch)?;
     commit(&app, || {
         let current_host = hosted(&app, &server)?;
-        let current = current_host.engine.current_spec();
+        let current = live::current_spec(&current_host);
         if let Some(auth) = patch.remove("auth") {
             let auth = super::oauth::resolve(current.auth.as_ref(), auth)?;
             patch.insert("auth".into(), auth);
         }
-        let next: ServerSpec = merge::<_, ServerPatch>(&current, patch)?;
+        let next: ServerSpec = merge(&current, patch, &patch_members::<ServerSpec>(ITEMS))?;
         if next == current {
             return Ok(detail(&app, &current_host));
         }
@@ -309,7 +273,7 @@ async fn update(
             ..next.clone()
         } == current;
         if keys_only {
-            current_host.engine.set_api_keys(next.api_keys);
+            live::set_api_keys(&current_host, next.api_keys);
             return Ok(detail(&app, &current_host));
         }
         if next.name != server && app.registry.get(&next.name).is_some() {

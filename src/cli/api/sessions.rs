@@ -1,21 +1,23 @@
 //! `/servers/{server}/sessions`: the live MCP sessions of a server, and closing one (its
 //! client's next request gets `404`, as the transport says of an ended session).
+//!
+//! Must not touch: engine fields (sessions are read and closed through `live.rs`).
 
 use std::sync::Arc;
 
+use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::routing::{delete, get};
-use axum::{Json, Router};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ApiError;
-use super::openapi::{Docs, Operation};
+use super::live;
+use super::openapi::{Docs, Operation, Route, Verb};
 use super::support::hosted;
+use crate::SessionInfo;
 use crate::cli::App;
-use crate::engine::SessionInfo;
 use crate::spec::ProtocolVersion;
 
 /// One live session.
@@ -59,31 +61,27 @@ impl From<SessionInfo> for Session {
     }
 }
 
-pub(crate) fn routes() -> Router<Arc<App>> {
-    Router::new()
-        .route("/servers/{server}/sessions", get(list))
-        .route("/servers/{server}/sessions/{session}", delete(close))
-}
-
-pub(crate) fn operations(docs: &mut Docs) -> Vec<Operation> {
+pub(crate) fn routes(docs: &mut Docs) -> Vec<Route> {
     vec![
         Operation::new(
-            "get",
+            Verb::Get,
             "/servers/{server}/sessions",
             "listSessions",
             "List live sessions.",
         )
         .reply(200, docs.schema::<Vec<Session>>())
-        .errors(&[404]),
+        .errors(&[404])
+        .to(list),
         Operation::new(
-            "delete",
+            Verb::Delete,
             "/servers/{server}/sessions/{session}",
             "closeSession",
             "Close a session.",
         )
         .describe("The session's streams end, and its client's next request gets `404`.")
         .no_content()
-        .errors(&[404]),
+        .errors(&[404])
+        .to(close),
     ]
 }
 
@@ -93,9 +91,7 @@ async fn list(
 ) -> Result<Json<Vec<Session>>, ApiError> {
     let hosted = hosted(&app, &server)?;
     Ok(Json(
-        hosted
-            .engine
-            .sessions()
+        live::sessions(&hosted)
             .into_iter()
             .map(Session::from)
             .collect(),
@@ -106,7 +102,7 @@ async fn close(
     State(app): State<Arc<App>>,
     Path((server, session)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
-    if hosted(&app, &server)?.engine.close_session(&session) {
+    if live::close_session(&hosted(&app, &server)?, &session) {
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(

@@ -1,37 +1,20 @@
-//! What every resource's handlers share: finding a server by name, and making a change and
-//! its write to `servers.json` one step.
+//! What every resource's handlers share: finding a server by name, making a change and its
+//! write to `servers.json` one step, and answering `201 Created`. Knows no resource and no
+//! engine field (those are `live.rs`).
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use std::sync::Arc;
-
 use super::ApiError;
 use crate::cli::App;
 use crate::cli::registry::Hosted;
-use crate::engine::Engine;
-use crate::error::Error;
 
 /// The hosted server `name`, or a `404` naming it.
 pub(crate) fn hosted(app: &App, name: &str) -> Result<Hosted, ApiError> {
     app.registry
         .get(name)
         .ok_or_else(|| ApiError::not_found(format!("no server named `{name}`")).field("server"))
-}
-
-/// Applies an engine edit to `server`'s catalog (clients hear `list_changed` when they can
-/// see the difference), mapping a refusal with the item kind's own `refused`; returns the
-/// engine for follow-up work.
-pub(crate) fn edit_catalog(
-    app: &App,
-    server: &str,
-    edit: impl FnOnce(&Engine) -> Result<(), Error>,
-    refused: impl FnOnce(Error) -> ApiError,
-) -> Result<Arc<Engine>, ApiError> {
-    let engine = hosted(app, server)?.engine;
-    edit(&engine).map_err(refused)?;
-    Ok(engine)
 }
 
 /// Applies `change` and saves `servers.json` while holding the write lock, so changes never

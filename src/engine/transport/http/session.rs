@@ -33,7 +33,7 @@ pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> 
     }
     let inbound = match checked(&engine, request) {
         Ok(inbound) => inbound,
-        Err(rejection) => return rejection,
+        Err(rejection) => return *rejection,
     };
     let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
     if !accepts(headers, "text/event-stream") {
@@ -77,7 +77,7 @@ pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> 
 pub(crate) async fn delete(State(engine): State<Arc<Engine>>, request: Request) -> Response {
     let inbound = match checked(&engine, request) {
         Ok(inbound) => inbound,
-        Err(rejection) => return rejection,
+        Err(rejection) => return *rejection,
     };
     admit::expire_if_due(&engine, &inbound);
     match admit::session(&engine, &inbound) {
@@ -90,14 +90,14 @@ pub(crate) async fn delete(State(engine): State<Arc<Engine>>, request: Request) 
 }
 
 /// The request's inbound part, once `Origin` and the era allow a GET or DELETE at all.
-fn checked(engine: &Engine, request: Request) -> Result<Inbound, Response> {
+fn checked(engine: &Engine, request: Request) -> Result<Inbound, Box<Response>> {
     let inbound = inbound(request.into_parts().0);
     let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
     if let Some(rejection) = origin_rejection(engine, headers) {
-        return Err(rejection);
+        return Err(Box::new(rejection));
     }
     if let Some(rejection) = modern_get_or_delete(engine, headers) {
-        return Err(rejection);
+        return Err(Box::new(rejection));
     }
     Ok(inbound)
 }

@@ -1,0 +1,98 @@
+//! The REST layer's one door into a running server's engine: every engine call the API
+//! makes is in this file, through the engine's own methods, so the handlers never depend on
+//! how the engine keeps its state.
+//!
+//! Owns: reading and editing a hosted server's catalog, sessions, OAuth tokens, guards and
+//! log source. Must not touch: HTTP, status codes or REST rules (the handlers decide those),
+//! and no other file of `src/cli/api` (they import this one, never the other way round).
+
+use crate::cli::registry::Hosted;
+use crate::engine::SessionInfo;
+use crate::engine::oauth::TokenInfo;
+use crate::error::Error;
+use crate::spec::ServerSpec;
+
+/// A kind of catalog item as the engine keeps it (tools, resources, resource templates,
+/// prompts): its key, its shelf and its listing.
+pub(crate) use crate::engine::Kind as Shelved;
+
+/// Every item of kind `K`, drafts included.
+pub(crate) fn items<K: Shelved>(hosted: &Hosted) -> Vec<K> {
+    hosted.engine.items::<K>()
+}
+
+/// Adds an item live. The first prompt, resource or template of a server that did not
+/// declare the capability declares it and ends the server's sessions (the engine's rule).
+pub(crate) fn add<K: Shelved>(hosted: &Hosted, item: K) -> Result<(), Error> {
+    hosted.engine.add(item)
+}
+
+/// Puts `item` in the place of the item keyed `key` (a new key renames it; a renamed tool
+/// keeps its call count and its place in its response sequences).
+pub(crate) fn replace<K: Shelved>(hosted: &Hosted, key: &str, item: K) -> Result<(), Error> {
+    hosted.engine.update(key, item)
+}
+
+pub(crate) fn remove<K: Shelved>(hosted: &Hosted, key: &str) -> Result<(), Error> {
+    hosted.engine.remove::<K>(key)
+}
+
+/// Tells the sessions subscribed to `uri` that it changed.
+pub(crate) fn resource_changed(hosted: &Hosted, uri: &str) {
+    hosted.engine.resource_updated(uri);
+}
+
+/// The definition the server was built from (without later catalog edits).
+pub(crate) fn built_spec(hosted: &Hosted) -> &ServerSpec {
+    hosted.engine.spec()
+}
+
+/// The server's definition now, catalog edits and API keys included.
+pub(crate) fn current_spec(hosted: &Hosted) -> ServerSpec {
+    hosted.engine.current_spec()
+}
+
+/// New API keys apply from the next request on; sessions stay.
+pub(crate) fn set_api_keys(hosted: &Hosted, keys: Vec<String>) {
+    hosted.engine.set_api_keys(keys);
+}
+
+/// The problems of a definition's guards, named with the API's field names.
+pub(crate) fn guard_problems(spec: &ServerSpec) -> Vec<(String, String)> {
+    crate::engine::guard::spec_problems(spec, "apiKeys", "allowedHosts")
+}
+
+pub(crate) fn sessions(hosted: &Hosted) -> Vec<SessionInfo> {
+    hosted.engine.sessions()
+}
+
+/// Ends a live session; whether there was one.
+pub(crate) fn close_session(hosted: &Hosted, id: &str) -> bool {
+    hosted.engine.close_session(id)
+}
+
+/// The log source tagging the server's records; it survives a rename or a rebuild.
+pub(crate) fn log_source(hosted: &Hosted) -> u64 {
+    hosted.engine.source()
+}
+
+/// The live tokens by the server's clock, or `None` when the server does not use OAuth.
+pub(crate) fn tokens(hosted: &Hosted) -> Option<Vec<TokenInfo>> {
+    let engine = &hosted.engine;
+    engine.oauth().map(|auth| auth.tokens(engine.now()))
+}
+
+/// Revokes every token; `None` when the server does not use OAuth.
+pub(crate) fn revoke_all_tokens(hosted: &Hosted) -> Option<usize> {
+    let engine = &hosted.engine;
+    engine.oauth().map(|auth| auth.revoke_all(engine.now()))
+}
+
+/// Revokes the live token `id`; whether it was live, `None` when the server does not use
+/// OAuth. Only live tokens are listed, so only live ones can be revoked by id.
+pub(crate) fn revoke_token(hosted: &Hosted, id: &str) -> Option<bool> {
+    let engine = &hosted.engine;
+    let auth = engine.oauth()?;
+    let live = auth.tokens(engine.now()).iter().any(|t| t.id == id);
+    Some(live && auth.revoke(id))
+}
