@@ -150,3 +150,16 @@ pub enum Error {
         source: std::io::Error,
     },
 }
+
+/// How an error message names the JSON type of a value it did not expect ("a string").
+pub(crate) fn json_type(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -169,6 +169,13 @@ impl Engine {
         }))
     }
 
+    /// An engine for unit tests, with default limits and its own log.
+    #[cfg(test)]
+    pub(crate) fn for_tests(spec: ServerSpec) -> Arc<Engine> {
+        let log = Arc::new(TrafficLog::new(100));
+        Engine::new(spec, Limits::default(), Vec::new(), log, 0).expect("a valid spec")
+    }
+
     /// `capabilities` of the `initialize` result: what the configuration serves. Resources
     /// and prompts are declared when the server has some (server/index: capabilities must
     /// match what is served); logging and completions always are.

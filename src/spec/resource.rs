@@ -94,6 +94,31 @@ pub struct ResourceTemplateSpec {
 }
 
 impl ResourceSpec {
+    /// A resource with its URI, name and contents, and nothing else set.
+    ///
+    /// # Example
+    /// ```
+    /// use mcp_decoy::spec::{ResourceBody, ResourceSpec};
+    ///
+    /// let readme = ResourceSpec::new("memo://readme", "readme", ResourceBody::Text { text: "hi".into() });
+    /// assert_eq!(readme.uri, "memo://readme");
+    /// assert!(readme.mime_type.is_none());
+    /// ```
+    pub fn new(uri: impl Into<String>, name: impl Into<String>, body: ResourceBody) -> Self {
+        ResourceSpec {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            annotations: None,
+            icons: None,
+            meta: None,
+            body,
+        }
+    }
+
     /// The resource as `resources/list` shows it.
     pub(crate) fn listing(&self) -> Value {
         let mut out = Map::new();
@@ -124,6 +149,32 @@ impl ResourceSpec {
 }
 
 impl ResourceTemplateSpec {
+    /// A resource template with its URI template, name and json-e response template, and
+    /// nothing else set.
+    ///
+    /// # Example
+    /// ```
+    /// use mcp_decoy::spec::ResourceTemplateSpec;
+    /// use serde_json::json;
+    ///
+    /// let item = ResourceTemplateSpec::new("test://item/{id}", "item", json!({ "text": "${vars.id}" }));
+    /// assert!(item.completions.is_empty());
+    /// ```
+    pub fn new(uri_template: impl Into<String>, name: impl Into<String>, template: Value) -> Self {
+        ResourceTemplateSpec {
+            uri_template: uri_template.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: None,
+            icons: None,
+            meta: None,
+            template,
+            completions: Default::default(),
+        }
+    }
+
     /// The template as `resources/templates/list` shows it.
     pub(crate) fn listing(&self) -> Value {
         let mut out = Map::new();

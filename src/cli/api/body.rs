@@ -88,20 +88,9 @@ pub(crate) fn object(value: Value) -> Result<Map<String, Value>, ApiError> {
             "body",
             format!(
                 "the request body must be a JSON object, not {}",
-                kind_of(&other)
+                crate::error::json_type(&other)
             ),
         )),
-    }
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::engine::methods::RequestCtx;
+use crate::engine::methods::{RequestCtx, unknown};
 use crate::engine::protocol::jsonrpc::RpcError;
 use crate::engine::uri_template::UriTemplate;
 
@@ -37,8 +37,14 @@ pub(crate) fn complete(ctx: &RequestCtx) -> Result<Value, RpcError> {
         }
     }
     let offered = match string(reference, "type", "params.ref.type")? {
-        "ref/prompt" => prompt_values(ctx, reference, argument_name)?,
-        "ref/resource" => template_values(ctx, reference, argument_name)?,
+        "ref/prompt" => {
+            let name = string(reference, "name", "params.ref.name")?;
+            prompt_values(ctx, name, argument_name)?
+        }
+        "ref/resource" => {
+            let uri = string(reference, "uri", "params.ref.uri")?;
+            template_values(ctx, uri, argument_name)?
+        }
         other => {
             return Err(invalid(format!(
                 "`params.ref.type` must be \"ref/prompt\" or \"ref/resource\", got {other:?}"
@@ -48,16 +54,9 @@ pub(crate) fn complete(ctx: &RequestCtx) -> Result<Value, RpcError> {
     Ok(json!({ "completion": filter(&offered, typed) }))
 }
 
-fn prompt_values(
-    ctx: &RequestCtx,
-    reference: &Value,
-    argument: &str,
-) -> Result<Vec<String>, RpcError> {
-    let name = string(reference, "name", "params.ref.name")?;
-    let Some(prompt) = ctx.engine.catalog.prompts.get(name) else {
-        return Err(RpcError::invalid_params(format!("Unknown prompt: {name}"))
-            .with_data(json!({ "name": name })));
-    };
+fn prompt_values(ctx: &RequestCtx, name: &str, argument: &str) -> Result<Vec<String>, RpcError> {
+    let prompt =
+        (ctx.engine.catalog.prompts.get(name)).ok_or_else(|| unknown("prompt", "name", name))?;
     let Some(spec) = prompt.arguments.iter().find(|a| a.name == argument) else {
         return Err(invalid(format!(
             "prompt `{name}` has no argument `{argument}` (`params.argument.name`)"
@@ -67,18 +66,9 @@ fn prompt_values(
     Ok(spec.completions.clone())
 }
 
-fn template_values(
-    ctx: &RequestCtx,
-    reference: &Value,
-    argument: &str,
-) -> Result<Vec<String>, RpcError> {
-    let uri = string(reference, "uri", "params.ref.uri")?;
-    let Some(template) = ctx.engine.catalog.templates.get(uri) else {
-        return Err(
-            RpcError::invalid_params(format!("Unknown resource template: {uri}"))
-                .with_data(json!({ "uri": uri })),
-        );
-    };
+fn template_values(ctx: &RequestCtx, uri: &str, argument: &str) -> Result<Vec<String>, RpcError> {
+    let template = (ctx.engine.catalog.templates.get(uri))
+        .ok_or_else(|| unknown("resource template", "uri", uri))?;
     if let Some(values) = template.completions.get(argument) {
         return Ok(values.clone());
     }

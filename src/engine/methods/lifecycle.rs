@@ -14,24 +14,11 @@ pub(crate) fn initialize(
     engine: &Engine,
     params: &Value,
 ) -> Result<(Value, Arc<Session>), RpcError> {
-    let requested = params
-        .get("protocolVersion")
-        .and_then(Value::as_str)
-        .ok_or_else(|| {
-            RpcError::invalid_params("initialize: `params.protocolVersion` must be a string")
-        })?;
-    let capabilities = params
-        .get("capabilities")
-        .filter(|c| c.is_object())
-        .ok_or_else(|| {
-            RpcError::invalid_params("initialize: `params.capabilities` must be an object")
-        })?;
-    let client_info = params
-        .get("clientInfo")
-        .filter(|c| c.is_object())
-        .ok_or_else(|| {
-            RpcError::invalid_params("initialize: `params.clientInfo` must be an object")
-        })?;
+    let requested = member(params, "protocolVersion", "a string", Value::is_string)?
+        .as_str()
+        .unwrap_or_default();
+    let capabilities = member(params, "capabilities", "an object", Value::is_object)?;
+    let client_info = member(params, "clientInfo", "an object", Value::is_object)?;
     for field in ["name", "version"] {
         if !client_info.get(field).is_some_and(Value::is_string) {
             return Err(RpcError::invalid_params(format!(
@@ -60,6 +47,18 @@ pub(crate) fn initialize(
         result.insert("instructions".into(), json!(instructions));
     }
     Ok((Value::Object(result), session))
+}
+
+/// `params.<key>`, when `is` holds for it; else `-32602` saying what it must be.
+fn member<'a>(
+    params: &'a Value,
+    key: &str,
+    what: &str,
+    is: fn(&Value) -> bool,
+) -> Result<&'a Value, RpcError> {
+    params.get(key).filter(|value| is(value)).ok_or_else(|| {
+        RpcError::invalid_params(format!("initialize: `params.{key}` must be {what}"))
+    })
 }
 
 /// `ping` answers an empty result.

@@ -86,6 +86,12 @@ pub(crate) async fn request(ctx: &RequestCtx, method: &str) -> Result<Value, Rpc
     }
 }
 
+/// `-32602` for a name or URI the catalog does not have, with the key in `data` (`field`).
+pub(crate) fn unknown(kind: &str, field: &str, key: &str) -> RpcError {
+    RpcError::invalid_params(format!("Unknown {kind}: {key}"))
+        .with_data(serde_json::json!({ field: key }))
+}
+
 pub(crate) fn method_not_found(method: &str) -> RpcError {
     RpcError::new(
         code::METHOD_NOT_FOUND,

@@ -5,6 +5,22 @@ use serde_json::{Value, json};
 
 use crate::engine::methods::RequestCtx;
 use crate::engine::protocol::jsonrpc::RpcError;
+use crate::engine::state::catalog::Kind;
+
+/// `*/list` of one catalog kind: its visible items as `show` lists them, paged.
+pub(crate) fn list<T: Kind>(
+    ctx: &RequestCtx,
+    method: &str,
+    key: &str,
+    show: impl Fn(&T) -> Value,
+) -> Result<Value, RpcError> {
+    let items = T::shelf(&ctx.engine.catalog)
+        .visible()
+        .iter()
+        .map(|item| show(item))
+        .collect();
+    page(ctx, method, key, items)
+}
 
 /// The page of `items` the request's `cursor` asks for, as `{<key>: [...], nextCursor?}`.
 pub(crate) fn page(

@@ -2,23 +2,15 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::methods::RequestCtx;
 use crate::engine::methods::pagination;
+use crate::engine::methods::{RequestCtx, unknown};
 use crate::engine::protocol::jsonrpc::{RpcError, code};
 use crate::engine::{schema, template};
 use crate::spec::PromptSpec;
 
 pub(crate) fn list(ctx: &RequestCtx) -> Result<Value, RpcError> {
     served(ctx, "prompts/list")?;
-    let prompts: Vec<Value> = ctx
-        .engine
-        .catalog
-        .prompts
-        .visible()
-        .iter()
-        .map(|p| p.listing())
-        .collect();
-    pagination::page(ctx, "prompts/list", "prompts", prompts)
+    pagination::list(ctx, "prompts/list", "prompts", PromptSpec::listing)
 }
 
 pub(crate) fn get(ctx: &RequestCtx) -> Result<Value, RpcError> {
@@ -29,8 +21,7 @@ pub(crate) fn get(ctx: &RequestCtx) -> Result<Value, RpcError> {
     })?;
     let args = arguments(params)?;
     let Some(prompt) = ctx.engine.catalog.prompts.get(name) else {
-        return Err(RpcError::invalid_params(format!("Unknown prompt: {name}"))
-            .with_data(json!({ "name": name })));
+        return Err(unknown("prompt", "name", name));
     };
     // server/prompts "Error Handling": missing required arguments are -32602.
     let missing: Vec<&str> = prompt

@@ -14,7 +14,7 @@ use crate::engine::methods::{RequestCtx, method_not_found};
 use crate::engine::protocol::jsonrpc::{RpcError, code};
 use crate::engine::uri_template::UriTemplate;
 use crate::engine::{schema, template};
-use crate::spec::ResourceTemplateSpec;
+use crate::spec::{ResourceSpec, ResourceTemplateSpec};
 
 /// The first line of the error a resource template answers when it fails to render.
 const RENDER_FAILURE_HEADLINE: &str =
@@ -22,32 +22,16 @@ const RENDER_FAILURE_HEADLINE: &str =
 
 pub(crate) fn list(ctx: &RequestCtx) -> Result<Value, RpcError> {
     served(ctx, "resources/list")?;
-    let resources: Vec<Value> = ctx
-        .engine
-        .catalog
-        .resources
-        .visible()
-        .iter()
-        .map(|r| r.listing())
-        .collect();
-    pagination::page(ctx, "resources/list", "resources", resources)
+    pagination::list(ctx, "resources/list", "resources", ResourceSpec::listing)
 }
 
 pub(crate) fn list_templates(ctx: &RequestCtx) -> Result<Value, RpcError> {
     served(ctx, "resources/templates/list")?;
-    let templates: Vec<Value> = ctx
-        .engine
-        .catalog
-        .templates
-        .visible()
-        .iter()
-        .map(|t| t.listing())
-        .collect();
-    pagination::page(
+    pagination::list(
         ctx,
         "resources/templates/list",
         "resourceTemplates",
-        templates,
+        ResourceTemplateSpec::listing,
     )
 }
 

@@ -5,23 +5,15 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::methods::RequestCtx;
 use crate::engine::methods::mrtr;
 use crate::engine::methods::pagination;
+use crate::engine::methods::{RequestCtx, unknown};
 use crate::engine::protocol::jsonrpc::RpcError;
 use crate::engine::template::{self, Rendered};
 use crate::spec::{AskMethod, Listing, Step, ToolSpec};
 
 pub(crate) fn list(ctx: &RequestCtx) -> Result<Value, RpcError> {
-    let tools: Vec<Value> = ctx
-        .engine
-        .catalog
-        .tools
-        .visible()
-        .iter()
-        .map(|t| t.listing())
-        .collect();
-    pagination::page(ctx, "tools/list", "tools", tools)
+    pagination::list(ctx, "tools/list", "tools", ToolSpec::listing)
 }
 
 pub(crate) async fn call(ctx: &RequestCtx) -> Result<Value, RpcError> {
@@ -35,13 +27,12 @@ pub(crate) async fn call(ctx: &RequestCtx) -> Result<Value, RpcError> {
         Some(other) => {
             return Err(RpcError::invalid_params(format!(
                 "tools/call: `params.arguments` must be an object, got {}",
-                kind_of(other)
+                crate::error::json_type(other)
             )));
         }
     };
     let Some(tool) = ctx.engine.catalog.tools.get(name) else {
-        return Err(RpcError::invalid_params(format!("Unknown tool: {name}"))
-            .with_data(json!({ "name": name })));
+        return Err(unknown("tool", "name", name));
     };
     ctx.engine.catalog.count_call(name);
     let mut context = json!({ "args": args, "answers": {} });
@@ -295,16 +286,5 @@ fn missing_capability(
             "this tool sends {} to the client, but the client did not declare the `{path}` capability in initialize",
             method.method()
         ))
-    }
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

@@ -436,6 +436,11 @@ impl OAuthError {
         Self::new(StatusCode::BAD_REQUEST, code, description)
     }
 
+    /// `invalid_grant`: the code or refresh token presented cannot be used.
+    pub(crate) fn grant(description: impl Into<String>) -> Self {
+        Self::bad("invalid_grant", description)
+    }
+
     pub(crate) fn with_challenge(mut self, challenge: String) -> Self {
         self.challenge = Some(challenge);
         self

@@ -220,29 +220,19 @@ fn code_grant(
     let now = engine.clock.now();
     let mut state = oauth.lock();
     let Some(code) = state.codes.get(code_text).cloned() else {
-        return Err(OAuthError::bad(
-            "invalid_grant",
-            "the authorization code is unknown",
-        ));
+        return Err(OAuthError::grant("the authorization code is unknown"));
     };
     if code.used {
         let revoked = revoke_family(&mut state, &code.issued);
-        return Err(OAuthError::bad(
-            "invalid_grant",
-            format!(
-                "the authorization code was already used; the {revoked} token(s) issued from it are revoked (OAuth 2.1 section 4.1.3)"
-            ),
-        ));
+        return Err(OAuthError::grant(format!(
+            "the authorization code was already used; the {revoked} token(s) issued from it are revoked (OAuth 2.1 section 4.1.3)"
+        )));
     }
     if now >= code.expires_at {
-        return Err(OAuthError::bad(
-            "invalid_grant",
-            "the authorization code expired",
-        ));
+        return Err(OAuthError::grant("the authorization code expired"));
     }
     if code.client_id != client.client_id {
-        return Err(OAuthError::bad(
-            "invalid_grant",
+        return Err(OAuthError::grant(
             "the authorization code was issued to another client",
         ));
     }
@@ -254,23 +244,20 @@ fn code_grant(
             ));
         }
         (Some(expected), Some(given)) if expected != given => {
-            return Err(OAuthError::bad(
-                "invalid_grant",
-                format!("redirect_uri `{given}` is not the one of the authorization request"),
-            ));
+            return Err(OAuthError::grant(format!(
+                "redirect_uri `{given}` is not the one of the authorization request"
+            )));
         }
         (None, Some(given)) if !client.redirect_uris.iter().any(|r| r == given) => {
-            return Err(OAuthError::bad(
-                "invalid_grant",
-                format!("redirect_uri `{given}` is not the one of the authorization request"),
-            ));
+            return Err(OAuthError::grant(format!(
+                "redirect_uri `{given}` is not the one of the authorization request"
+            )));
         }
         _ => {}
     }
     let computed = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
     if !bool::from(computed.as_bytes().ct_eq(code.challenge.as_bytes())) {
-        return Err(OAuthError::bad(
-            "invalid_grant",
+        return Err(OAuthError::grant(
             "the code_verifier does not match the code_challenge (S256)",
         ));
     }
@@ -327,21 +314,16 @@ fn refresh_grant(
     let now = engine.clock.now();
     let mut state = oauth.lock();
     let Some(old) = state.refresh.get(presented).cloned() else {
-        return Err(OAuthError::bad(
-            "invalid_grant",
+        return Err(OAuthError::grant(
             "the refresh token is unknown, revoked, or already used (refresh tokens rotate on each use)",
         ));
     };
     if old.expired(now) {
         state.refresh.remove(presented);
-        return Err(OAuthError::bad(
-            "invalid_grant",
-            "the refresh token expired",
-        ));
+        return Err(OAuthError::grant("the refresh token expired"));
     }
     if old.client_id != client.client_id {
-        return Err(OAuthError::bad(
-            "invalid_grant",
+        return Err(OAuthError::grant(
             "the refresh token was issued to another client",
         ));
     }

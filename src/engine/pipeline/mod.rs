@@ -162,8 +162,8 @@ mod tests {
     //! HTTP types here, only messages in and outcomes out.
 
     use super::*;
-    use crate::log::{Entry, TrafficLog};
-    use crate::spec::{Fault, FaultRule, Limits, ServerSpec, ToolSpec};
+    use crate::log::Entry;
+    use crate::spec::{Fault, FaultRule, ServerSpec, ToolSpec};
     use serde_json::json;
 
     fn engine(faults: Vec<FaultRule>) -> Arc<Engine> {
@@ -172,14 +172,7 @@ mod tests {
             faults,
             ..ServerSpec::new("seam")
         };
-        Engine::new(
-            spec,
-            Limits::default(),
-            Vec::new(),
-            Arc::new(TrafficLog::new(100)),
-            0,
-        )
-        .expect("a valid spec")
+        Engine::for_tests(spec)
     }
 
     fn call(id: u64) -> Value {

@@ -135,33 +135,22 @@ pub(crate) trait Kind: Item + PartialEq + Send + Sync + 'static {
     fn shelf(catalog: &Catalog) -> &Shelf<Self>;
 }
 
-impl Kind for ToolSpec {
-    const LISTING: Listing = Listing::Tools;
-    fn shelf(catalog: &Catalog) -> &Shelf<Self> {
-        &catalog.tools
-    }
+/// `impl Kind` for a spec type: its listing and its shelf of the catalog.
+macro_rules! kind {
+    ($spec:ty, $listing:ident, $shelf:ident) => {
+        impl Kind for $spec {
+            const LISTING: Listing = Listing::$listing;
+            fn shelf(catalog: &Catalog) -> &Shelf<Self> {
+                &catalog.$shelf
+            }
+        }
+    };
 }
 
-impl Kind for ResourceSpec {
-    const LISTING: Listing = Listing::Resources;
-    fn shelf(catalog: &Catalog) -> &Shelf<Self> {
-        &catalog.resources
-    }
-}
-
-impl Kind for ResourceTemplateSpec {
-    const LISTING: Listing = Listing::Resources;
-    fn shelf(catalog: &Catalog) -> &Shelf<Self> {
-        &catalog.templates
-    }
-}
-
-impl Kind for PromptSpec {
-    const LISTING: Listing = Listing::Prompts;
-    fn shelf(catalog: &Catalog) -> &Shelf<Self> {
-        &catalog.prompts
-    }
-}
+kind!(ToolSpec, Tools, tools);
+kind!(ResourceSpec, Resources, resources);
+kind!(ResourceTemplateSpec, Resources, templates);
+kind!(PromptSpec, Prompts, prompts);
 
 /// Everything one server offers.
 #[derive(Debug)]

@@ -288,8 +288,7 @@ mod tests {
     use super::*;
     use crate::engine::Engine;
     use crate::engine::validate::responses::tests::{ok, spec};
-    use crate::log::TrafficLog;
-    use crate::spec::{Limits, ResponseSpec, ServerSpec};
+    use crate::spec::{ResponseSpec, ServerSpec};
     use serde_json::json;
 
     fn engine(seed: Option<u64>) -> Arc<Engine> {
@@ -297,14 +296,7 @@ mod tests {
             seed,
             ..ServerSpec::new("t")
         };
-        Engine::new(
-            spec,
-            Limits::default(),
-            Vec::new(),
-            Arc::new(TrafficLog::new(10)),
-            0,
-        )
-        .expect("a valid spec")
+        Engine::for_tests(spec)
     }
 
     fn equals(pointer: &str, value: Value) -> Matcher {

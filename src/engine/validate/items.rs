@@ -455,18 +455,8 @@ mod tests {
     }
 
     fn text_resource(uri: &str) -> ResourceSpec {
-        ResourceSpec {
-            uri: uri.into(),
-            name: "r".into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            size: None,
-            annotations: None,
-            icons: None,
-            meta: None,
-            body: crate::spec::ResourceBody::Text { text: "hi".into() },
-        }
+        let body = crate::spec::ResourceBody::Text { text: "hi".into() };
+        ResourceSpec::new(uri, "r", body)
     }
 
     #[test]
@@ -513,18 +503,8 @@ mod tests {
 
     #[test]
     fn a_malformed_uri_template_names_the_field_and_position() {
-        let spec = ResourceTemplateSpec {
-            uri_template: "test://template/{id/data".into(),
-            name: "broken".into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            annotations: None,
-            icons: None,
-            meta: None,
-            template: json!({ "text": "x" }),
-            completions: Default::default(),
-        };
+        let spec =
+            ResourceTemplateSpec::new("test://template/{id/data", "broken", json!({ "text": "x" }));
         let err = resource_template(&spec).expect_err("unclosed expression");
         assert!(
             matches!(&err, Error::Invalid { field: "uriTemplate", reason, .. } if reason.contains("position 16")),

@@ -21,6 +21,7 @@ use std::sync::{Arc, LazyLock};
 use axum::Router;
 use axum::http::HeaderMap;
 use axum::http::request::Parts;
+use axum::middleware::from_fn_with_state as with;
 use axum::routing::post;
 
 use crate::engine::Engine;
@@ -60,25 +61,13 @@ pub(crate) fn router_at(engine: Arc<Engine>, path: &str) -> Router {
             post(post::post).get(session::get).delete(session::delete),
         )
         // The bearer-token check runs after the guard's Host check (layers wrap outwards).
-        .route_layer(axum::middleware::from_fn_with_state(
-            engine.clone(),
-            oauth::guard,
-        ))
+        .route_layer(with(engine.clone(), oauth::guard))
         // Inside the capture layer, so the log records every exchange a guard refuses.
-        .route_layer(axum::middleware::from_fn_with_state(
-            engine.clone(),
-            guard::mcp,
-        ))
+        .route_layer(with(engine.clone(), guard::mcp))
         .merge(manifest::routes(path))
         // OAuth endpoints and well-known documents, claimed before routing because their
         // paths follow the live configuration (an authorization-server migration moves them).
-        .layer(axum::middleware::from_fn_with_state(
-            engine.clone(),
-            oauth::endpoints,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            engine.clone(),
-            capture::exchange,
-        ))
+        .layer(with(engine.clone(), oauth::endpoints))
+        .layer(with(engine.clone(), capture::exchange))
         .with_state(engine)
 }
