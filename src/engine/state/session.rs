@@ -19,6 +19,7 @@ use crate::spec::{LogLevel, ProtocolVersion};
 /// A live session as tests and the app see it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SessionInfo {
     /// The `Mcp-Session-Id`.
     pub id: String,
