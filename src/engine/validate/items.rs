@@ -29,48 +29,34 @@ pub(crate) trait Item: Clone {
     fn check(&self) -> Result<(), Error>;
 }
 
-impl Item for ToolSpec {
-    const KIND: ItemKind = ItemKind::Tool;
-    fn key(&self) -> &str {
-        &self.name
-    }
-    fn visible(&self) -> bool {
-        self.published
-    }
-    fn check(&self) -> Result<(), Error> {
-        tool(self)
-    }
+/// `impl Item` for a spec type: its kind, its key field, its check, and (for tools) whether
+/// it is visible.
+macro_rules! item {
+    ($spec:ty, $kind:ident, $key:ident, $check:ident $(, visible: $visible:ident)?) => {
+        impl Item for $spec {
+            const KIND: ItemKind = ItemKind::$kind;
+            fn key(&self) -> &str {
+                &self.$key
+            }
+            $(fn visible(&self) -> bool {
+                self.$visible
+            })?
+            fn check(&self) -> Result<(), Error> {
+                $check(self)
+            }
+        }
+    };
 }
 
-impl Item for ResourceSpec {
-    const KIND: ItemKind = ItemKind::Resource;
-    fn key(&self) -> &str {
-        &self.uri
-    }
-    fn check(&self) -> Result<(), Error> {
-        resource(self)
-    }
-}
-
-impl Item for ResourceTemplateSpec {
-    const KIND: ItemKind = ItemKind::ResourceTemplate;
-    fn key(&self) -> &str {
-        &self.uri_template
-    }
-    fn check(&self) -> Result<(), Error> {
-        resource_template(self)
-    }
-}
-
-impl Item for PromptSpec {
-    const KIND: ItemKind = ItemKind::Prompt;
-    fn key(&self) -> &str {
-        &self.name
-    }
-    fn check(&self) -> Result<(), Error> {
-        prompt(self)
-    }
-}
+item!(ToolSpec, Tool, name, tool, visible: published);
+item!(ResourceSpec, Resource, uri, resource);
+item!(
+    ResourceTemplateSpec,
+    ResourceTemplate,
+    uri_template,
+    resource_template
+);
+item!(PromptSpec, Prompt, name, prompt);
 
 /// Checks every item, and that keys are unique within each kind.
 pub(crate) fn server(spec: &ServerSpec) -> Result<(), Error> {
