@@ -75,7 +75,7 @@ pub enum TokenKind {
     Refresh,
 }
 
-/// A live token of a server on OAuth, as [`OAuthHandle::tokens`](crate::OAuthHandle::tokens)
+/// A live token of a server on OAuth, as [`OAuthHandle::tokens`](crate::oauth::OAuthHandle::tokens)
 /// lists it: everything but the secret value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

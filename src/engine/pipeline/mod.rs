@@ -3,11 +3,11 @@
 //! the body); the pipeline answers with an [`Outcome`]. In between, each message goes
 //! through the same stages:
 //!
-//! 1. **record**: a [`Recorder`](super::capture::Recorder) per message, which cannot be
+//! 1. **record**: a [`Recorder`] per message, which cannot be
 //!    forgotten: its drop closes the record.
 //! 2. **admit**: the era ([`protocol::modern::is_modern`](super::protocol::modern::is_modern)),
 //!    then the legacy session ([`admit`]) or the 2026-07-28 `_meta` and header rules
-//!    ([`stateless`]); `initialize` ([`initialize`]) and batches ([`batch`]) are admitted
+//!    ([`stateless`]); `initialize` ([`initialize`]) and batches ([`batch`](mod@batch)) are admitted
 //!    here too.
 //! 3. **plan** ([`plan`]): fault rules and the tool response, decided together, a pure
 //!    function of the request and the counters.

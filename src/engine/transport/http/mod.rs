@@ -1,4 +1,4 @@
-//! The Streamable HTTP adapter, both eras on one endpoint: POST carries JSON-RPC ([`post`]),
+//! The Streamable HTTP adapter, both eras on one endpoint: POST carries JSON-RPC ([`post`](mod@post)),
 //! GET opens a legacy session's stream and DELETE ends the session ([`session`]). The adapter
 //! owns everything HTTP: the exchange capture and body limit ([`capture`]), `Origin`,
 //! `Content-Type` and `Accept` ([`checks`]), and turning the pipeline's outcome into a
