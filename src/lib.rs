@@ -90,6 +90,8 @@
 //!   typed queries (the OAuth reads in `log/oauth/`) and the snapshot view.
 //! - `macros`: `setters!` and `listing_setters!`, which write the builders' one-field
 //!   setters once.
+//! - `error`: the one error type ([`Error`], [`ItemKind`]) that every front end returns.
+//! - `bin/mcp-decoy.rs`: the app's thin binary (parse the options, run `cli`).
 //!
 //! ## Feature flags
 //! | feature | default | what it adds |
