@@ -1351,6 +1351,82 @@ async fn a_cancelled_call_answered_as_json_gets_202_without_a_body() {
     assert!(wait_cancelled(&server, "slow").await.response.is_none());
 }
 
+// basic/utilities/cancellation.mdx: a legacy client may also give up on a call answered as JSON
+// by closing its connection. The handler stops, and the capture marks the call cancelled with no
+// response, as it does in 2026-07-28.
+#[tokio::test]
+async fn a_legacy_json_call_whose_connection_closes_is_recorded_cancelled() {
+    // Arrange
+    let server = MockMcpServer::builder()
+        .tool(slow_tool(Duration::from_secs(30)))
+        .start()
+        .await;
+    let peer = Peer::initialized(&server, "2025-11-25", json!({})).await;
+    let request = json!({
+        "jsonrpc": "2.0", "id": "d-1", "method": "tools/call",
+        "params": { "name": "slow", "arguments": {} }
+    });
+
+    // Act: the client stops waiting, which drops its connection.
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(300),
+        peer.post_accepting(&request, "application/json"),
+    )
+    .await;
+
+    // Assert
+    assert!(gave_up.is_err(), "the slow call answered within 300 ms");
+    let record = wait_cancelled(&server, "slow").await;
+    assert!(record.response.is_none(), "{record:?}");
+    assert!(
+        record.duration_ms.is_some(),
+        "the record is closed: {record:?}"
+    );
+}
+
+// 2025-03-26 basic/utilities/cancellation: a request inside a batch is a request like any
+// other, so `notifications/cancelled` stops it; the batch's answer then holds the others only.
+#[tokio::test]
+async fn a_request_inside_a_batch_can_be_cancelled() {
+    // Arrange: batches exist in 2025-03-26 sessions only.
+    let server = MockMcpServer::builder()
+        .tool(slow_tool(Duration::from_secs(30)))
+        .start()
+        .await;
+    let peer = Peer::initialized(&server, "2025-03-26", json!({})).await;
+    let batch = json!([
+        { "jsonrpc": "2.0", "id": "b-1", "method": "tools/call",
+          "params": { "name": "slow", "arguments": {} } },
+        { "jsonrpc": "2.0", "id": "b-2", "method": "ping" }
+    ]);
+    let caller = peer.clone();
+    let pending =
+        tokio::spawn(async move { caller.post_accepting(&batch, "application/json").await });
+    server
+        .wait_for(|log| log.mcp().method("tools/call").count() == 1, PATIENCE)
+        .await
+        .expect("the call arrives");
+
+    // Act
+    let cancel = peer
+        .post(&json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": "b-1" } }))
+        .await;
+    let response = tokio::time::timeout(PATIENCE, pending)
+        .await
+        .expect("the batch is answered once its slow call is cancelled")
+        .expect("the POST task");
+
+    // Assert
+    assert_eq!(cancel.status(), StatusCode::ACCEPTED);
+    assert_eq!(response.status(), StatusCode::OK);
+    let answers: Value = response.json().await.expect("a JSON batch answer");
+    assert_eq!(
+        answers,
+        json!([{ "jsonrpc": "2.0", "id": "b-2", "result": {} }])
+    );
+    assert!(wait_cancelled(&server, "slow").await.response.is_none());
+}
+
 // ---------------------------------------------------------------------------------------
 // Structured output (server/tools, "Structured Content", "Output Schema").
 
