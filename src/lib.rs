@@ -61,7 +61,9 @@
 //!   that the fixture and the app drive alike. Imports run one way, top to bottom:
 //!   - `transport/http/`: the Streamable HTTP adapter (POST, GET stream, DELETE, SSE
 //!     writing, the exchange capture and body limit, and `render`, the only place a fault
-//!     becomes bytes); `serve.rs` runs one engine on its own thread. Beside it, the HTTP
+//!     becomes bytes); `serve.rs` runs one engine on its own thread. `transport/lines.rs`
+//!     is the second adapter: newline-delimited JSON-RPC over a byte stream (the in-memory
+//!     duplex of `MockMcpServer::connect_duplex`). Beside them, the HTTP
 //!     guards: `guard.rs` (API keys, Host check), `oauth/` (authorization server and
 //!     resource server) and `manifest.rs`.
 //!   - `pipeline/`: the stages every message goes through whatever carried it: record,

@@ -42,6 +42,7 @@ use serde_json::{Value, json};
 #[cfg(feature = "decoy-cli")]
 pub(crate) use state::catalog::Kind;
 pub use state::session::SessionInfo;
+pub(crate) use transport::duplex;
 #[cfg(feature = "decoy-cli")]
 pub(crate) use transport::http::router_at;
 pub(crate) use transport::http::serve::{Running, spawn};

@@ -114,6 +114,23 @@ pub async fn connect_with(url: &str, config: ClientConfig) -> (Client, ListChang
     (client, ListChanged { rx })
 }
 
+/// Connects rmcp's client to `server` over an in-memory duplex (the stdio framing), keeping
+/// the channel of `list_changed` notifications.
+pub async fn connect_duplex(server: &mcp_decoy::MockMcpServer) -> (Client, ListChanged) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let handler = Recorder {
+        config: client_config(),
+        list_changed: tx,
+    };
+    let transport = server.connect_duplex();
+    let client = match tokio::time::timeout(PATIENCE, handler.serve(transport)).await {
+        Ok(Ok(client)) => client,
+        Ok(Err(error)) => panic!("the rmcp client failed to initialize over the duplex: {error}"),
+        Err(_) => panic!("initialize over the duplex took longer than {PATIENCE:?}"),
+    };
+    (client, ListChanged { rx })
+}
+
 /// `tools/call` params for `tool` with `arguments` (a JSON object).
 pub fn call(tool: &str, arguments: Value) -> CallToolRequestParams {
     let Value::Object(arguments) = arguments else {

@@ -23,7 +23,13 @@ pub(crate) fn expire_if_due(engine: &Engine, inbound: &Inbound) -> Option<String
 /// without an id or with a bad version, not found for an unknown or ended session.
 pub(crate) fn session(engine: &Engine, inbound: &Inbound) -> Result<Arc<Session>, Refusal> {
     let headers = inbound.headers.as_ref();
-    let Some(id) = headers.and_then(|h| h.get(SESSION_HEADER)) else {
+    let named = match headers {
+        Some(headers) => headers
+            .get(SESSION_HEADER)
+            .map(|id| id.to_str().unwrap_or_default()),
+        None => inbound.session.as_deref(),
+    };
+    let Some(id) = named else {
         return Err((
             Status::BadRequest,
             RpcError::new(
@@ -32,7 +38,6 @@ pub(crate) fn session(engine: &Engine, inbound: &Inbound) -> Result<Arc<Session>
             ),
         ));
     };
-    let id = id.to_str().unwrap_or_default();
     let Some(session) = engine.sessions.get(id) else {
         return Err((Status::NotFound, session_gone(id)));
     };

@@ -53,8 +53,12 @@ pub(crate) struct Inbound {
     pub(crate) headers: Option<HeaderMap>,
     /// Who the credentials say sent the request (set by the guards).
     pub(crate) principal: Option<Principal>,
-    /// The answer may be an event stream (the client accepts `text/event-stream`).
+    /// The answer may be an event stream (the client accepts `text/event-stream`; a byte
+    /// stream always can carry one).
     pub(crate) accepts_stream: bool,
+    /// The legacy session a transport without headers holds for its peer (a byte stream has
+    /// one session at a time, opened by its `initialize`).
+    pub(crate) session: Option<String>,
 }
 
 impl Inbound {
@@ -63,15 +67,19 @@ impl Inbound {
         self.headers.as_ref()?.get(name)?.to_str().ok()
     }
 
-    /// The legacy session the message names (`Mcp-Session-Id`).
+    /// The legacy session the message names (`Mcp-Session-Id`, or the byte stream's own).
     pub(crate) fn named_session(&self) -> Option<&str> {
-        self.header(SESSION_HEADER)
+        match &self.headers {
+            Some(_) => self.header(SESSION_HEADER),
+            None => self.session.as_deref(),
+        }
     }
 
     fn names_a_session(&self) -> bool {
-        self.headers
-            .as_ref()
-            .is_some_and(|h| h.contains_key(SESSION_HEADER))
+        match &self.headers {
+            Some(headers) => headers.contains_key(SESSION_HEADER),
+            None => self.session.is_some(),
+        }
     }
 }
 

@@ -1,6 +1,26 @@
 //! Transport adapters: each turns its own bytes into messages for the pipeline and the
-//! pipeline's outcomes back into bytes. Streamable HTTP ([`http`]) is the one today; a
-//! newline-delimited byte stream (stdio, an in-memory duplex) or a relay is one more adapter
-//! beside it, and none of them reaches into the methods.
+//! pipeline's outcomes back into bytes. Streamable HTTP ([`http`]) and newline-delimited
+//! byte streams ([`lines`]: the in-memory duplex, stdio next) sit side by side; a relay is
+//! one more adapter, and none of them reaches into the methods.
 
 pub(crate) mod http;
+pub(crate) mod lines;
+
+use std::sync::Arc;
+
+use tokio::io::DuplexStream;
+use tokio::runtime::Handle;
+
+use crate::engine::Engine;
+
+/// Bytes one in-memory duplex buffers in each direction before the writer waits.
+const DUPLEX_BUFFER: usize = 64 * 1024;
+
+/// A new in-memory connection to `engine`, served by [`lines`] on `runtime`: the client's
+/// end of the duplex.
+pub(crate) fn duplex(engine: Arc<Engine>, runtime: &Handle) -> DuplexStream {
+    let (client, server) = tokio::io::duplex(DUPLEX_BUFFER);
+    let (read, write) = tokio::io::split(server);
+    runtime.spawn(lines::serve(engine, read, write));
+    client
+}

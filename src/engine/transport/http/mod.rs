@@ -41,6 +41,7 @@ fn inbound(parts: Parts) -> Inbound {
         principal: parts.extensions.get::<Principal>().cloned(),
         headers: Some(parts.headers),
         accepts_stream,
+        session: None,
     }
 }
 

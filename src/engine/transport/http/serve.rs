@@ -16,6 +16,8 @@ use crate::error::Error;
 #[derive(Debug)]
 pub(crate) struct Running {
     pub(crate) addr: SocketAddr,
+    /// The server's runtime, for the in-memory connections it serves besides HTTP.
+    pub(crate) runtime: tokio::runtime::Handle,
     stop: Option<oneshot::Sender<()>>,
     stopped: Option<oneshot::Receiver<()>>,
 }
@@ -35,6 +37,7 @@ pub(crate) fn spawn(engine: Arc<Engine>, addr: SocketAddr) -> Result<Running, Er
         .enable_all()
         .build()
         .map_err(Error::Runtime)?;
+    let handle = runtime.handle().clone();
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let (stopped_tx, stopped_rx) = oneshot::channel::<()>();
     let name = format!("mcp-decoy-{}", addr.port());
@@ -78,6 +81,7 @@ pub(crate) fn spawn(engine: Arc<Engine>, addr: SocketAddr) -> Result<Running, Er
         .map_err(Error::Runtime)?;
     Ok(Running {
         addr,
+        runtime: handle,
         stop: Some(stop_tx),
         stopped: Some(stopped_rx),
     })
