@@ -1166,6 +1166,31 @@ async fn server_requests_go_only_on_the_calls_post_stream_and_the_answer_gets_20
 // ---------------------------------------------------------------------------------------
 // Cancellation (basic/utilities/cancellation).
 
+/// POSTs `body` (answered as JSON), waits until its `tools/call` arrives, then cancels the
+/// request `id`; returns the cancellation's answer and the POST's.
+async fn post_then_cancel(
+    server: &MockMcpServer,
+    peer: &Peer,
+    body: Value,
+    id: &str,
+) -> (reqwest::Response, reqwest::Response) {
+    let caller = peer.clone();
+    let pending =
+        tokio::spawn(async move { caller.post_accepting(&body, "application/json").await });
+    server
+        .wait_for(|log| log.mcp().method("tools/call").count() == 1, PATIENCE)
+        .await
+        .expect("the call arrives");
+    let cancel = peer
+        .post(&json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": id } }))
+        .await;
+    let response = tokio::time::timeout(PATIENCE, pending)
+        .await
+        .expect("the POST is answered once its call is cancelled")
+        .expect("the POST task");
+    (cancel, response)
+}
+
 /// The `tools/call` record of `tool` once it is marked cancelled.
 async fn wait_cancelled(server: &MockMcpServer, tool: &str) -> RpcMessage {
     let tool = tool.to_string();
@@ -1327,22 +1352,9 @@ async fn a_cancelled_call_answered_as_json_gets_202_without_a_body() {
         "jsonrpc": "2.0", "id": "c-1", "method": "tools/call",
         "params": { "name": "slow", "arguments": {} }
     });
-    let caller = peer.clone();
-    let pending =
-        tokio::spawn(async move { caller.post_accepting(&request, "application/json").await });
-    server
-        .wait_for(|log| log.mcp().method("tools/call").count() == 1, PATIENCE)
-        .await
-        .expect("the call arrives");
 
     // Act
-    let cancel = peer
-        .post(&json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": "c-1" } }))
-        .await;
-    let response = tokio::time::timeout(PATIENCE, pending)
-        .await
-        .expect("the cancelled POST is answered")
-        .expect("the POST task");
+    let (cancel, response) = post_then_cancel(&server, &peer, request, "c-1").await;
 
     // Assert
     assert_eq!(cancel.status(), StatusCode::ACCEPTED);
@@ -1399,22 +1411,9 @@ async fn a_request_inside_a_batch_can_be_cancelled() {
           "params": { "name": "slow", "arguments": {} } },
         { "jsonrpc": "2.0", "id": "b-2", "method": "ping" }
     ]);
-    let caller = peer.clone();
-    let pending =
-        tokio::spawn(async move { caller.post_accepting(&batch, "application/json").await });
-    server
-        .wait_for(|log| log.mcp().method("tools/call").count() == 1, PATIENCE)
-        .await
-        .expect("the call arrives");
 
     // Act
-    let cancel = peer
-        .post(&json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": "b-1" } }))
-        .await;
-    let response = tokio::time::timeout(PATIENCE, pending)
-        .await
-        .expect("the batch is answered once its slow call is cancelled")
-        .expect("the POST task");
+    let (cancel, response) = post_then_cancel(&server, &peer, batch, "b-1").await;
 
     // Assert
     assert_eq!(cancel.status(), StatusCode::ACCEPTED);
