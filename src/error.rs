@@ -140,6 +140,16 @@ pub enum Error {
         /// One line per JSON-RPC message captured by then.
         received: String,
     },
+    /// A stdio command needs the `mcp-decoy` binary, and it is not there.
+    #[error(
+        "the mcp-decoy binary was not found: {reason}. Install it with `{install}`, or set MCP_DECOY_BIN to its path"
+    )]
+    BinaryNotFound {
+        /// Where it was looked for.
+        reason: String,
+        /// The command that installs it.
+        install: &'static str,
+    },
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {

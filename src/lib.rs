@@ -61,9 +61,12 @@
 //!   that the fixture and the app drive alike. Imports run one way, top to bottom:
 //!   - `transport/http/`: the Streamable HTTP adapter (POST, GET stream, DELETE, SSE
 //!     writing, the exchange capture and body limit, and `render`, the only place a fault
-//!     becomes bytes); `serve.rs` runs one engine on its own thread. `transport/lines.rs`
-//!     is the second adapter: newline-delimited JSON-RPC over a byte stream (the in-memory
-//!     duplex of `MockMcpServer::connect_duplex`). Beside them, the HTTP
+//!     becomes bytes); `serve.rs` runs one engine on its own thread. `transport/lines/`
+//!     is the second adapter: newline-delimited JSON-RPC over a byte stream, written to
+//!     the in-memory duplex of `MockMcpServer::connect_duplex` or, as frames over
+//!     `transport/attach/`, to a stdio process (`MockMcpServer::stdio_command`, the app's
+//!     `mcp-decoy stdio`) that plays them on its stdout, stderr and exit status. Beside
+//!     them, the HTTP
 //!     guards: `guard.rs` (API keys, Host check), `oauth/` (authorization server and
 //!     resource server) and `manifest.rs`.
 //!   - `pipeline/`: the stages every message goes through whatever carried it: record,

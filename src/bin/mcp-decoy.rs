@@ -6,6 +6,10 @@ use mcp_decoy::cli::{self, Command, Options, SkillAction};
 #[tokio::main]
 async fn main() {
     let options = Options::parse();
+    if let Some(Command::Stdio(args)) = &options.command {
+        // Exit at once: the runtime's drop would wait for the thread blocked on stdin.
+        std::process::exit(cli::stdio::run(args, &options.config_dir()).await);
+    }
     if let Some(Command::Skill(skill)) = &options.command {
         let outcome = match &skill.action {
             None => {

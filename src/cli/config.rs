@@ -192,13 +192,21 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
 /// Reads `path`, creating it with the default `echo` server when it does not exist.
 pub fn load_or_create(path: &Path) -> Result<ConfigFile, ConfigError> {
     remove_stale_temp_files(path);
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+    match load(path)? {
+        Some(config) => Ok(config),
+        None => {
             let config = ConfigFile::default();
             save(path, &config)?;
-            return Ok(config);
+            Ok(config)
         }
+    }
+}
+
+/// Reads and checks `path`; `None` when it does not exist.
+pub fn load(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {
             return Err(ConfigError::Io(Error::Io {
                 path: path.to_path_buf(),
@@ -213,10 +221,12 @@ pub fn load_or_create(path: &Path) -> Result<ConfigFile, ConfigError> {
             reason: format!("not valid JSON: {error}"),
         }],
     })?;
-    check(&document).map_err(|problems| ConfigError::Invalid {
-        path: path.to_path_buf(),
-        problems,
-    })
+    check(&document)
+        .map(Some)
+        .map_err(|problems| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            problems,
+        })
 }
 
 /// A process killed in the middle of [`save`] leaves its temp file behind; the next start

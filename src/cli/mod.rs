@@ -11,6 +11,7 @@ mod options;
 mod registry;
 pub mod runtime_file;
 pub mod skill;
+pub mod stdio;
 
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -20,7 +21,9 @@ use std::sync::Arc;
 use axum::serve::ListenerExt;
 
 pub use app::App;
-pub use options::{Command, MIN_LOG_LIMIT, Options, SkillAction, SkillArgs, default_config_dir};
+pub use options::{
+    Command, MIN_LOG_LIMIT, Options, SkillAction, SkillArgs, StdioArgs, default_config_dir,
+};
 
 use crate::log::TrafficLog;
 use config::ConfigError;
@@ -98,12 +101,22 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
     let mcp_addr = SocketAddr::new(options.host, options.mcp_port);
     let api_url = format!("http://localhost:{}/api/v1", options.ui_port);
     let mcp_base = format!("http://{}:{}", display_host(options.host), options.mcp_port);
+    let registry = Arc::new(Registry::new(Arc::new(TrafficLog::new(options.log_limit))));
+    let attach = attach_socket(&registry).map_err(|source| CliError::Listen {
+        addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+        option: "(the stdio attach socket, on any free port)",
+        source,
+    })?;
     let info = RuntimeInfo {
         pid: std::process::id(),
         version: env!("CARGO_PKG_VERSION").into(),
         started_at: chrono::Utc::now().to_rfc3339(),
         api_url: api_url.clone(),
         mcp_url_pattern: format!("{mcp_base}/s/{{server}}/mcp"),
+        stdio: Some(runtime_file::StdioAttach {
+            address: attach.addr.to_string(),
+            token: attach.token,
+        }),
     };
     let lock = match RuntimeLock::acquire(&dir, &info) {
         Ok(Ok(lock)) => lock,
@@ -120,14 +133,48 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
             });
         }
     };
-    let result = serve(options, dir, ui_addr, mcp_addr, mcp_base, api_url, shutdown).await;
+    let result = serve(
+        options, dir, registry, ui_addr, mcp_addr, mcp_base, api_url, shutdown,
+    )
+    .await;
     lock.release();
     result
 }
 
+/// The socket `mcp-decoy stdio NAME` attaches to, so a spawned process serves the app's
+/// server `NAME` and its traffic lands in the app's log.
+fn attach_socket(
+    registry: &Arc<Registry>,
+) -> std::io::Result<crate::engine::transport::attach::Attach> {
+    let registry = registry.clone();
+    crate::engine::transport::attach::listen(
+        &tokio::runtime::Handle::current(),
+        Arc::new(move |name| {
+            let Some(name) = name else {
+                return Err("name a server: this app hosts several".into());
+            };
+            registry
+                .get(name)
+                .map(|hosted| hosted.engine)
+                .ok_or_else(|| {
+                    let names: Vec<String> = registry.all().into_iter().map(|(n, _)| n).collect();
+                    format!(
+                        "this app has no server named `{name}`; it has: {}",
+                        names.join(", ")
+                    )
+                })
+        }),
+    )
+}
+
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the pieces `run` prepared, in order"
+)]
 async fn serve(
     options: Options,
     dir: PathBuf,
+    registry: Arc<Registry>,
     ui_addr: SocketAddr,
     mcp_addr: SocketAddr,
     mcp_base: String,
@@ -139,7 +186,6 @@ async fn serve(
     let mcp_listener = bind(mcp_addr, "--mcp-port").await?;
     let ui_listener = bind(ui_addr, "--ui-port").await?;
 
-    let registry = Arc::new(Registry::new(Arc::new(TrafficLog::new(options.log_limit))));
     let schema = config.schema.clone();
     for server in config.servers {
         registry.host(server, None)?;

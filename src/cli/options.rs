@@ -23,7 +23,7 @@ pub struct Options {
     pub host: IpAddr,
     /// Config directory, which holds servers.json and runtime.json. MCP Decoy creates it if
     /// needed [default: $XDG_CONFIG_HOME/mcp-decoy or ~/.config/mcp-decoy]
-    #[arg(long, value_name = "path")]
+    #[arg(long, value_name = "path", global = true)]
     pub config_dir: Option<PathBuf>,
     /// Log records kept in memory, across all servers. The minimum is 100.
     #[arg(long, value_name = "n", default_value_t = 10_000, value_parser = parse_log_limit)]
@@ -41,6 +41,29 @@ pub struct Options {
 pub enum Command {
     /// Print the agent skill that teaches a coding agent to drive MCP Decoy.
     Skill(SkillArgs),
+    /// Serve server NAME of servers.json over stdin and stdout, for clients that spawn
+    /// their servers. When the app runs with the same config directory, the traffic shows
+    /// in its logs; otherwise in --log-file.
+    Stdio(StdioArgs),
+}
+
+/// `mcp-decoy stdio NAME [--log-file F]`, or `mcp-decoy stdio --attach ADDR --token T` as
+/// a test fixture's command runs it.
+#[derive(Debug, Clone, Args)]
+pub struct StdioArgs {
+    /// The server of servers.json to serve.
+    #[arg(value_name = "NAME", required_unless_present = "attach")]
+    pub name: Option<String>,
+    /// Append the server's log records to this file as JSON lines, when no app runs with
+    /// the config directory.
+    #[arg(long, value_name = "path")]
+    pub log_file: Option<PathBuf>,
+    /// Serve from the fixture or app listening here (written by `stdio_command`).
+    #[arg(long, value_name = "address", requires = "token", conflicts_with_all = ["name", "log_file"])]
+    pub attach: Option<std::net::SocketAddr>,
+    /// The secret the attach socket expects.
+    #[arg(long, value_name = "token", requires = "attach")]
+    pub token: Option<String>,
 }
 
 /// `mcp-decoy skill [install [--dir D]]`.

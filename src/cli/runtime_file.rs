@@ -25,6 +25,27 @@ pub struct RuntimeInfo {
     pub api_url: String,
     /// The MCP URL of a server, with `{server}` for its name.
     pub mcp_url_pattern: String,
+    /// Where `mcp-decoy stdio NAME` attaches to this app, so its traffic lands in the app's
+    /// log; absent in files of older releases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdio: Option<StdioAttach>,
+}
+
+/// The app's attach socket for stdio processes and the secret they must name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StdioAttach {
+    /// `127.0.0.1:PORT`.
+    pub address: String,
+    /// The token a bridge names; the file is readable by its owner only.
+    pub token: String,
+}
+
+/// The app running with config directory `dir`, if one is (its file names a live process).
+pub fn running(dir: &Path) -> Option<RuntimeInfo> {
+    let text = fs::read_to_string(dir.join(RUNTIME_FILE)).ok()?;
+    let info: RuntimeInfo = serde_json::from_str(&text).ok()?;
+    alive(info.pid).then_some(info)
 }
 
 /// Another instance owns the directory.
@@ -46,7 +67,12 @@ impl RuntimeLock {
         let path = dir.join(RUNTIME_FILE);
         for _ in 0..2 {
             // create_new: two instances starting together cannot both win.
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
+            // Owner-only: the file holds the stdio attach token.
+            let mut options = OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            match options.open(&path) {
                 Ok(mut file) => {
                     let text = serde_json::to_string_pretty(info).map_err(std::io::Error::other)?;
                     file.write_all(text.as_bytes())?;
@@ -114,6 +140,7 @@ mod tests {
             started_at: "now".into(),
             api_url: "http://localhost:6281/api/v1".into(),
             mcp_url_pattern: "http://localhost:6280/s/{server}/mcp".into(),
+            stdio: None,
         }
     }
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::Engine;
 use super::state::session::Session;
-use crate::log::{Direction, Entry, Era, RpcKind, RpcMessage};
+use crate::log::{Direction, Entry, Era, RpcKind, RpcMessage, Transport};
 
 /// The id of the transport record (an HTTP exchange) that carried a message, for linking.
 #[derive(Debug, Clone, Copy)]
@@ -23,6 +23,7 @@ pub(crate) fn millis(since: Instant) -> f64 {
 /// What the transport knows about a client message when it records it.
 pub(crate) struct Arrival<'a> {
     pub(crate) exchange: Option<ExchangeId>,
+    pub(crate) transport: Transport,
     pub(crate) session: Option<&'a Session>,
     /// The `Mcp-Session-Id` the request named, recorded even when no live session has it,
     /// so a client that keeps using an ended session shows which one.
@@ -38,12 +39,14 @@ impl<'a> Arrival<'a> {
     /// A message outside any session; callers set what else they know.
     pub(crate) fn new(
         exchange: Option<ExchangeId>,
+        transport: Transport,
         kind: RpcKind,
         method: Option<&'a str>,
         message: Value,
     ) -> Self {
         Arrival {
             exchange,
+            transport,
             session: None,
             named_session: None,
             modern_version: None,
@@ -96,6 +99,7 @@ impl Recorder {
                 } else {
                     Era::Legacy
                 }),
+                transport: arrival.transport,
                 carried_by: arrival.exchange.map(|e| e.0),
                 message: arrival.message,
                 response: None,
@@ -217,6 +221,7 @@ pub(crate) fn sent(
             } else {
                 Era::Legacy
             }),
+            transport: session.transport,
             carried_by: exchange.map(|e| e.0),
             message: message.clone(),
             response: None,

@@ -124,6 +124,16 @@ impl Engine {
         guard::check_spec(&spec)?;
         validate::faults::check_spec(&spec.faults, spec.session_expiry.as_ref())?;
         oauth::check_spec(&spec)?;
+        if spec.stdio.start_delay_ms > crate::spec::stdio::MAX_START_DELAY_MS {
+            return Err(Error::InvalidConfig {
+                field: "stdio.start_delay_ms",
+                reason: format!(
+                    "is {}, above the limit of {}",
+                    spec.stdio.start_delay_ms,
+                    crate::spec::stdio::MAX_START_DELAY_MS
+                ),
+            });
+        }
         if limits.max_body_bytes == 0 {
             return Err(Error::InvalidConfig {
                 field: "max_body_bytes",

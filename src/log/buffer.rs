@@ -263,6 +263,7 @@ mod tests {
             session: None,
             protocol_version: None,
             era: None,
+            transport: Default::default(),
             carried_by: None,
             message: json!({}),
             response: None,

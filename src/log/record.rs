@@ -138,6 +138,37 @@ pub enum Era {
     Modern,
 }
 
+/// What carried a JSON-RPC message between the client and the server.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Transport {
+    /// Streamable HTTP: each message rides an `http` record (`carried_by`).
+    #[default]
+    Http,
+    /// Newline-delimited JSON-RPC over a child process's stdin and stdout.
+    Stdio,
+    /// The stdio framing over an in-process duplex
+    /// ([`connect_duplex`](crate::MockMcpServer::connect_duplex)).
+    Memory,
+}
+
+impl Transport {
+    /// `http`, `stdio` or `memory`, as the capture writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Http => "http",
+            Transport::Stdio => "stdio",
+            Transport::Memory => "memory",
+        }
+    }
+
+    /// Whether this is [`Transport::Http`] (transcripts leave that default out).
+    pub(crate) fn is_http(&self) -> bool {
+        *self == Transport::Http
+    }
+}
+
 /// One JSON-RPC message and, for a request, its response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -162,6 +193,9 @@ pub struct RpcMessage {
     /// The era of that revision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub era: Option<Era>,
+    /// What carried it.
+    #[serde(default)]
+    pub transport: Transport,
     /// The id of the `http` record that carried it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carried_by: Option<u64>,

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::record::{Entry, HttpKind, Record, RpcKind};
+use super::record::{Entry, HttpKind, Record, RpcKind, Transport};
 
 /// The headers a transcript keeps; the others (date, user agent, content length, host with
 /// its ephemeral port) vary between runs without telling the client's story.
@@ -89,6 +89,9 @@ pub enum TranscriptEntry {
         /// `[session-N]`.
         #[serde(skip_serializing_if = "Option::is_none")]
         session: Option<String>,
+        /// What carried it; left out for HTTP, whose carrier is `carried_by`.
+        #[serde(skip_serializing_if = "Transport::is_http")]
+        transport: Transport,
         /// `n` of the http entry that carried it.
         #[serde(skip_serializing_if = "Option::is_none")]
         carried_by: Option<usize>,
@@ -140,6 +143,7 @@ impl Transcript {
                     kind: m.kind,
                     direction: m.direction,
                     session: m.session.as_deref().map(|s| sessions.label(s)),
+                    transport: m.transport,
                     carried_by: m.carried_by.and_then(|id| positions.get(&id).copied()),
                     message: scrub.value(&m.message),
                     response: m.response.as_ref().map(|r| scrub.value(r)),

@@ -76,6 +76,25 @@ pub enum Fault {
         /// The `retry` value sent, in milliseconds.
         retry_ms: u64,
     },
+    /// stdio only: the server process exits with this status instead of answering (an
+    /// in-memory duplex closes). Does not fire over HTTP.
+    Exit {
+        /// The exit status, 0-255.
+        code: i32,
+    },
+    /// stdio only: the answer's line is written in two parts, `pause_ms` apart, so a client
+    /// that takes one read for one message breaks. Does not fire over HTTP.
+    SplitMessage {
+        /// Milliseconds between the two writes; at most 60,000.
+        pause_ms: u64,
+    },
+    /// stdio only: `bytes` of log lines on stderr before the answer, so a client that does
+    /// not drain the child's stderr stalls once the pipe is full (64 KiB on Linux). Does not
+    /// fire over HTTP or on an in-memory duplex, which have no stderr.
+    StderrFlood {
+        /// How many bytes; at most 16 MiB.
+        bytes: u32,
+    },
 }
 
 /// A pause before the answer: fixed, or drawn from a range with the server's seeded random
@@ -220,6 +239,23 @@ impl Fault {
         Fault::SsePolling { retry_ms }
     }
 
+    /// stdio: the server process exits with status `code` instead of answering.
+    pub fn exit(code: i32) -> Self {
+        Fault::Exit { code }
+    }
+
+    /// stdio: the answer's line is written in two parts, `pause` apart.
+    pub fn split_message(pause: std::time::Duration) -> Self {
+        Fault::SplitMessage {
+            pause_ms: u64::try_from(pause.as_millis()).unwrap_or(u64::MAX),
+        }
+    }
+
+    /// stdio: `bytes` of log lines on stderr before the answer.
+    pub fn stderr_flood(bytes: u32) -> Self {
+        Fault::StderrFlood { bytes }
+    }
+
     /// A short, stable name of the fault, as the capture shows it: `http 503`,
     /// `error -32603`, `malformed_json`, `notification_flood 1000`, `sse_polling 500 ms`, ...
     pub fn label(&self) -> String {
@@ -235,6 +271,9 @@ impl Fault {
             Fault::NotificationFlood { count } => format!("notification_flood {count}"),
             Fault::ExpireSession => "expire_session".into(),
             Fault::SsePolling { retry_ms } => format!("sse_polling {retry_ms} ms"),
+            Fault::Exit { code } => format!("exit {code}"),
+            Fault::SplitMessage { pause_ms } => format!("split_message {pause_ms} ms"),
+            Fault::StderrFlood { bytes } => format!("stderr_flood {bytes} bytes"),
         }
     }
 }

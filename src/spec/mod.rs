@@ -14,6 +14,7 @@ mod prompt;
 mod resource;
 mod response;
 mod script;
+pub(crate) mod stdio;
 // `ProtocolVersion` is re-exported at the crate root, its one public path.
 pub(crate) mod version;
 
@@ -33,6 +34,7 @@ pub use prompt::{PromptArgumentSpec, PromptSpec, default_prompt_template};
 pub use resource::{ResourceBody, ResourceSpec, ResourceTemplateSpec};
 pub use response::{Comparison, Matcher, ResponseSpec};
 pub use script::{AskMethod, Listing, LogLevel, Step};
+pub use stdio::StdioSpec;
 pub(crate) use version::ProtocolVersion;
 
 /// The template of a tool created without one: the call's arguments as JSON text
@@ -254,6 +256,9 @@ pub struct ServerSpec {
     /// server; `None`: no authorization.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth: Option<OAuthSpec>,
+    /// How the server behaves as a process on stdio (slow start, ignoring EOF).
+    #[serde(default, skip_serializing_if = "StdioSpec::is_default")]
+    pub stdio: StdioSpec,
 }
 
 fn crate_version() -> String {
@@ -282,6 +287,7 @@ impl ServerSpec {
             allowed_hosts: Vec::new(),
             manifest: false,
             auth: None,
+            stdio: StdioSpec::default(),
         }
     }
 

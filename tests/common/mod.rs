@@ -100,33 +100,36 @@ pub async fn connect_watching(url: &str) -> (Client, ListChanged) {
 
 /// Connects with the given `initialize` params.
 pub async fn connect_with(url: &str, config: ClientConfig) -> (Client, ListChanged) {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let handler = Recorder {
-        config,
-        list_changed: tx,
-    };
     let transport = StreamableHttpClientTransport::from_uri(url.to_string());
-    let client = match tokio::time::timeout(PATIENCE, handler.serve(transport)).await {
-        Ok(Ok(client)) => client,
-        Ok(Err(error)) => panic!("the rmcp client failed to initialize with {url}: {error}"),
-        Err(_) => panic!("initialize with {url} took longer than {PATIENCE:?}"),
-    };
-    (client, ListChanged { rx })
+    connect_over(transport, config, url).await
 }
 
 /// Connects rmcp's client to `server` over an in-memory duplex (the stdio framing), keeping
 /// the channel of `list_changed` notifications.
 pub async fn connect_duplex(server: &mcp_decoy::MockMcpServer) -> (Client, ListChanged) {
+    connect_over(server.connect_duplex(), client_config(), "the duplex").await
+}
+
+/// Connects rmcp's client over any transport (`what` names it in failures), keeping the
+/// channel of `list_changed` notifications.
+pub async fn connect_over<T, E, A>(
+    transport: T,
+    config: ClientConfig,
+    what: &str,
+) -> (Client, ListChanged)
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     let (tx, rx) = mpsc::unbounded_channel();
     let handler = Recorder {
-        config: client_config(),
+        config,
         list_changed: tx,
     };
-    let transport = server.connect_duplex();
     let client = match tokio::time::timeout(PATIENCE, handler.serve(transport)).await {
         Ok(Ok(client)) => client,
-        Ok(Err(error)) => panic!("the rmcp client failed to initialize over the duplex: {error}"),
-        Err(_) => panic!("initialize over the duplex took longer than {PATIENCE:?}"),
+        Ok(Err(error)) => panic!("the rmcp client failed to initialize over {what}: {error}"),
+        Err(_) => panic!("initialize over {what} took longer than {PATIENCE:?}"),
     };
     (client, ListChanged { rx })
 }
@@ -361,6 +364,20 @@ impl Hearing {
 /// Connects an [`Answering`] client to `url` (legacy `initialize`, 2025-11-25) that declares
 /// and answers what `answers` says.
 pub async fn connect_answering(url: &str, answers: Answers) -> (AnsweringClient, Hearing) {
+    let transport = StreamableHttpClientTransport::from_uri(url.to_string());
+    connect_answering_over(transport, answers, url).await
+}
+
+/// [`connect_answering`] over any transport (`what` names it in failures).
+pub async fn connect_answering_over<T, E, A>(
+    transport: T,
+    answers: Answers,
+    what: &str,
+) -> (AnsweringClient, Hearing)
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     let capabilities: ClientCapabilities = if answers.capabilities.is_null() {
         ClientCapabilities::default()
     } else {
@@ -375,11 +392,10 @@ pub async fn connect_answering(url: &str, answers: Answers) -> (AnsweringClient,
         answers,
         heard: tx,
     };
-    let transport = StreamableHttpClientTransport::from_uri(url.to_string());
     let client = match tokio::time::timeout(PATIENCE, handler.serve(transport)).await {
         Ok(Ok(client)) => client,
-        Ok(Err(error)) => panic!("the rmcp client failed to initialize with {url}: {error}"),
-        Err(_) => panic!("initialize with {url} took longer than {PATIENCE:?}"),
+        Ok(Err(error)) => panic!("the rmcp client failed to initialize over {what}: {error}"),
+        Err(_) => panic!("initialize over {what} took longer than {PATIENCE:?}"),
     };
     (client, Hearing { rx })
 }

@@ -36,8 +36,11 @@ pub(crate) struct Session {
     pub(crate) era: String,
     /// Whether `notifications/initialized` arrived.
     pub(crate) initialized: bool,
-    /// Whether the client holds a GET stream open for server messages.
+    /// Whether the client holds a GET stream open for server messages (always, for stdio).
     pub(crate) stream_open: bool,
+    /// What carries the session: `http`, or `stdio` for a process that
+    /// `mcp-decoy stdio NAME` attached to the app.
+    pub(crate) transport: String,
     /// When `initialize` was answered (RFC 3339).
     #[schemars(with = "String")]
     pub(crate) created_at: DateTime<Utc>,
@@ -55,6 +58,7 @@ impl From<SessionInfo> for Session {
             era: "legacy".into(),
             initialized: info.initialized,
             stream_open: info.stream_open,
+            transport: info.transport.as_str().into(),
             created_at: info.created_at,
             client_capabilities: info.client_capabilities,
         }

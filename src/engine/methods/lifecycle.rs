@@ -8,11 +8,13 @@ use crate::engine::Engine;
 use crate::engine::protocol::era;
 use crate::engine::protocol::jsonrpc::RpcError;
 use crate::engine::state::session::Session;
+use crate::log::Transport;
 
 /// Checks the `initialize` params, negotiates the revision and opens a session.
 pub(crate) fn initialize(
     engine: &Engine,
     params: &Value,
+    transport: Transport,
 ) -> Result<(Value, Arc<Session>), RpcError> {
     let requested = member(params, "protocolVersion", "a string", Value::is_string)?
         .as_str()
@@ -36,9 +38,12 @@ pub(crate) fn initialize(
         )
         .with_data(json!({ "supported": engine.versions.iter().map(|v| v.as_str()).collect::<Vec<_>>(), "requested": requested })));
     };
-    let session = engine
-        .sessions
-        .create(version, client_info.clone(), capabilities.clone());
+    let session = engine.sessions.create(
+        version,
+        client_info.clone(),
+        capabilities.clone(),
+        transport,
+    );
     let mut result = Map::new();
     result.insert("protocolVersion".into(), json!(version.as_str()));
     result.insert("capabilities".into(), engine.capabilities());

@@ -84,6 +84,7 @@ pub(crate) async fn answer(engine: &Arc<Engine>, inbound: &Inbound, batch: Vec<V
                 let setting = Setting {
                     session: true,
                     stream: false,
+                    byte_stream: !inbound.transport.is_http(),
                 };
                 let plan = plan::plan(engine, &method, &params, setting);
                 plan.note(&record);

@@ -29,6 +29,7 @@ pub(crate) async fn answer(
 ) -> Outcome {
     let arrival = Arrival::new(
         inbound.exchange,
+        inbound.transport,
         RpcKind::Request,
         Some(INITIALIZE),
         message,
@@ -51,6 +52,7 @@ pub(crate) async fn answer(
     let setting = Setting {
         session: false,
         stream: false,
+        byte_stream: !inbound.transport.is_http(),
     };
     let plan = plan::plan(engine, INITIALIZE, params, setting);
     plan.note(&record);
@@ -75,7 +77,7 @@ pub(crate) async fn answer(
         record.answered(&response, None);
         return Outcome::in_mode(response);
     }
-    match lifecycle::initialize(engine, params) {
+    match lifecycle::initialize(engine, params, inbound.transport) {
         Ok((result, session)) => {
             engine.expiry.opened(
                 &session.id,

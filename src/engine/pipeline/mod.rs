@@ -40,7 +40,7 @@ use super::methods::Principal;
 use super::protocol::jsonrpc::{self, Incoming, RpcError, code};
 use super::protocol::{SESSION_HEADER, Status, modern};
 use super::state::session::Session;
-use crate::log::RpcKind;
+use crate::log::{RpcKind, Transport};
 pub(crate) use outcome::Outcome;
 
 /// What a transport knows of one incoming message besides its body.
@@ -48,6 +48,8 @@ pub(crate) use outcome::Outcome;
 pub(crate) struct Inbound {
     /// The transport's record that carried the message, for linking in the capture.
     pub(crate) exchange: Option<ExchangeId>,
+    /// What carried it, as the capture names it.
+    pub(crate) transport: Transport,
     /// The transport's headers (Streamable HTTP); `None` for a transport without any, where
     /// only the rules of the message itself apply.
     pub(crate) headers: Option<HeaderMap>,
@@ -112,6 +114,7 @@ pub(crate) fn unparsable(
         named_session: inbound.named_session(),
         ..Arrival::new(
             inbound.exchange,
+            inbound.transport,
             RpcKind::Invalid,
             None,
             Value::String(text),
@@ -145,7 +148,7 @@ fn record(
     let arrival = Arrival {
         session,
         named_session: inbound.named_session(),
-        ..Arrival::new(inbound.exchange, kind, method, message)
+        ..Arrival::new(inbound.exchange, inbound.transport, kind, method, message)
     };
     Recorder::arrived(engine, arrival)
 }

@@ -127,6 +127,12 @@ pub(crate) enum Shape {
     /// Never ends on its own; its reader finishes the stream when it goes, so the session
     /// can evict it.
     Hang,
+    /// Byte streams: the process exits with this status where the response would be written.
+    Exit(i32),
+    /// Byte streams: the response's line goes out in two writes this many milliseconds apart.
+    Split(u64),
+    /// Byte streams: this many bytes on stderr before anything else.
+    Stderr(u32),
 }
 
 impl Shape {
@@ -141,6 +147,9 @@ impl Shape {
                 count: (*count).min(crate::engine::validate::faults::MAX_FLOOD),
             },
             Some(Fault::HangingStream) => Shape::Hang,
+            Some(Fault::Exit { code }) => Shape::Exit(*code),
+            Some(Fault::SplitMessage { pause_ms }) => Shape::Split(*pause_ms),
+            Some(Fault::StderrFlood { bytes }) => Shape::Stderr(*bytes),
             _ => Shape::Normal,
         }
     }

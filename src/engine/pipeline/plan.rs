@@ -28,6 +28,8 @@ pub(crate) struct Setting {
     pub(crate) session: bool,
     /// The answer can be an event stream (`NotificationFlood`, `SsePolling` need one).
     pub(crate) stream: bool,
+    /// The request came over a byte stream (`Exit`, `SplitMessage`, `StderrFlood` need one).
+    pub(crate) byte_stream: bool,
 }
 
 /// What happens to one request on its way to its answer.
@@ -83,6 +85,9 @@ pub(crate) fn plan(engine: &Engine, method: &str, params: &Value, setting: Setti
     plan.fault = plan.fault.filter(|fault| match fault {
         Fault::ExpireSession => setting.session,
         Fault::NotificationFlood { .. } | Fault::SsePolling { .. } => setting.stream,
+        Fault::Exit { .. } | Fault::SplitMessage { .. } | Fault::StderrFlood { .. } => {
+            setting.byte_stream
+        }
         _ => true,
     });
     plan
@@ -156,7 +161,7 @@ impl Plan {
     pub(crate) fn shown(&self, response: &Value, streamed: bool) -> Option<Value> {
         match (&self.fault, streamed) {
             (Some(Fault::HangingStream), _) | (Some(Fault::TruncatedStream), true) => None,
-            (Some(Fault::CloseConnection), false) => None,
+            (Some(Fault::CloseConnection), false) | (Some(Fault::Exit { .. }), _) => None,
             (Some(Fault::MalformedJson), _) => Some(Value::String(garble::malformed(response))),
             (Some(Fault::TruncatedStream), false) => Some(Value::String(garble::half(response))),
             _ => Some(response.clone()),
@@ -183,6 +188,7 @@ pub(crate) fn spans_body(fault: &Fault) -> bool {
             | Fault::CloseConnection
             | Fault::HangingStream
             | Fault::ExpireSession
+            | Fault::Exit { .. }
     )
 }
 

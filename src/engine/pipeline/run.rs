@@ -61,6 +61,7 @@ pub(crate) async fn serve(
     let setting = Setting {
         session: legacy_session,
         stream: inbound.accepts_stream,
+        byte_stream: !inbound.transport.is_http(),
     };
     let plan = plan::plan(engine, &request.method, &request.params, setting);
     plan.note(&request.record);
@@ -339,7 +340,7 @@ impl Delivery {
     fn of(fault: Option<&Fault>) -> Delivery {
         match fault {
             Some(Fault::DuplicateResponse) => Delivery::Twice,
-            Some(Fault::TruncatedStream) => Delivery::Dropped,
+            Some(Fault::TruncatedStream | Fault::Exit { .. }) => Delivery::Dropped,
             Some(Fault::HangingStream) => Delivery::Held,
             _ => Delivery::Once,
         }

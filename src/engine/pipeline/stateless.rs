@@ -18,6 +18,7 @@ use crate::engine::protocol::jsonrpc::{self, Incoming, RpcError, code};
 use crate::engine::protocol::method::Method;
 use crate::engine::protocol::modern::{self, Declared, Served};
 use crate::engine::state::session::Session;
+use crate::log::Transport;
 
 pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Value) -> Outcome {
     let classified = jsonrpc::classify(&message);
@@ -31,7 +32,7 @@ pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Va
     let (kind, method) = kind_of(&classified);
     let arrival = Arrival {
         modern_version: Some(requested.as_deref().unwrap_or("")),
-        ..Arrival::new(inbound.exchange, kind, method, message)
+        ..Arrival::new(inbound.exchange, inbound.transport, kind, method, message)
     };
     let record = Recorder::arrived(engine, arrival);
     let refuse = |record: Recorder, status: Status, id: &Value, error: RpcError| {
@@ -65,7 +66,7 @@ pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Va
                     return refuse(record, status, &id, error);
                 }
             };
-            let session = session_for(engine, &declared);
+            let session = session_for(engine, &declared, inbound.transport);
             if Method::parse(&method) == Some(Method::SubscriptionsListen) {
                 return listen_answer(engine, inbound, session, record, id, &params);
             }
@@ -106,11 +107,12 @@ fn admit(
 }
 
 /// The detached session of one modern request.
-fn session_for(engine: &Engine, declared: &Declared) -> Arc<Session> {
+fn session_for(engine: &Engine, declared: &Declared, transport: Transport) -> Arc<Session> {
     let session = engine.sessions.detached(
         declared.version,
         declared.client_info.clone(),
         declared.capabilities.clone(),
+        transport,
     );
     session.log_only_at(declared.log_level);
     session

@@ -14,6 +14,7 @@ use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::stream::{Poll, STANDALONE, Streams};
+use crate::log::Transport;
 use crate::spec::{LogLevel, ProtocolVersion};
 
 /// A live session as tests and the app see it.
@@ -35,6 +36,8 @@ pub struct SessionInfo {
     pub initialized: bool,
     /// Whether a GET stream is open.
     pub stream_open: bool,
+    /// What carries the session: `http`, or `stdio` / `memory` for a byte stream.
+    pub transport: Transport,
     /// When `initialize` was answered.
     pub created_at: DateTime<Utc>,
 }
@@ -43,6 +46,8 @@ pub struct SessionInfo {
 pub(crate) struct Session {
     pub(crate) id: String,
     pub(crate) version: ProtocolVersion,
+    /// What carries its messages, as the capture names it.
+    pub(crate) transport: Transport,
     client_info: Value,
     client_capabilities: Value,
     created_at: DateTime<Utc>,
@@ -259,6 +264,7 @@ impl Session {
             client_capabilities: self.client_capabilities.clone(),
             initialized: state.initialized,
             stream_open: state.streams.standalone_open(),
+            transport: self.transport,
             created_at: self.created_at,
         }
     }
@@ -306,8 +312,9 @@ impl Sessions {
         version: ProtocolVersion,
         client_info: Value,
         client_capabilities: Value,
+        transport: Transport,
     ) -> Arc<Session> {
-        let session = self.detached(version, client_info, client_capabilities);
+        let session = self.detached(version, client_info, client_capabilities, transport);
         let mut inner = self.inner();
         inner.by_id.insert(session.id.clone(), session.clone());
         inner.order.push_back(session.id.clone());
@@ -333,10 +340,12 @@ impl Sessions {
         version: ProtocolVersion,
         client_info: Value,
         client_capabilities: Value,
+        transport: Transport,
     ) -> Arc<Session> {
         Arc::new(Session {
             id: new_session_id(),
             version,
+            transport,
             client_info,
             client_capabilities,
             created_at: Utc::now(),
@@ -423,9 +432,24 @@ mod tests {
     #[test]
     fn the_oldest_session_ends_when_the_limit_is_reached() {
         let sessions = Sessions::new(2, 10);
-        let a = sessions.create(ProtocolVersion::V2025_11_25, json!({}), json!({}));
-        let b = sessions.create(ProtocolVersion::V2025_11_25, json!({}), json!({}));
-        let c = sessions.create(ProtocolVersion::V2025_11_25, json!({}), json!({}));
+        let a = sessions.create(
+            ProtocolVersion::V2025_11_25,
+            json!({}),
+            json!({}),
+            Transport::Http,
+        );
+        let b = sessions.create(
+            ProtocolVersion::V2025_11_25,
+            json!({}),
+            json!({}),
+            Transport::Http,
+        );
+        let c = sessions.create(
+            ProtocolVersion::V2025_11_25,
+            json!({}),
+            json!({}),
+            Transport::Http,
+        );
         assert!(sessions.get(&a.id).is_none());
         assert!(sessions.get(&b.id).is_some() && sessions.get(&c.id).is_some());
         assert_ne!(b.id, c.id);

@@ -3,6 +3,7 @@
 //! byte streams ([`lines`]: the in-memory duplex, stdio next) sit side by side; a relay is
 //! one more adapter, and none of them reaches into the methods.
 
+pub(crate) mod attach;
 pub(crate) mod http;
 pub(crate) mod lines;
 
@@ -21,6 +22,11 @@ const DUPLEX_BUFFER: usize = 64 * 1024;
 pub(crate) fn duplex(engine: Arc<Engine>, runtime: &Handle) -> DuplexStream {
     let (client, server) = tokio::io::duplex(DUPLEX_BUFFER);
     let (read, write) = tokio::io::split(server);
-    runtime.spawn(lines::serve(engine, read, write));
+    runtime.spawn(lines::serve(
+        engine,
+        read,
+        lines::out::Plain(write),
+        crate::log::Transport::Memory,
+    ));
     client
 }

@@ -11,6 +11,12 @@ use crate::spec::{Fault, FaultRule, SessionExpiry};
 /// The most notifications one [`Fault::NotificationFlood`] sends.
 pub(crate) const MAX_FLOOD: u32 = 100_000;
 
+/// The longest pause of a [`Fault::SplitMessage`], in milliseconds.
+pub(crate) const MAX_SPLIT_PAUSE_MS: u64 = 60_000;
+
+/// The most bytes one [`Fault::StderrFlood`] writes.
+pub(crate) const MAX_STDERR_FLOOD: u32 = 16 * 1024 * 1024;
+
 /// Rules one server may have: a test that adds rules in a loop must stay bounded.
 pub(crate) const MAX_RULES: usize = 1_000;
 
@@ -60,6 +66,18 @@ pub(crate) fn fault_problem(fault: &Fault) -> Option<(String, String)> {
         Fault::NotificationFlood { count } if *count > MAX_FLOOD => Some((
             "count".into(),
             format!("is {count}, above the limit of {MAX_FLOOD}"),
+        )),
+        Fault::Exit { code } if !(0..=255).contains(code) => Some((
+            "code".into(),
+            format!("is {code}, not an exit status (0-255)"),
+        )),
+        Fault::SplitMessage { pause_ms } if *pause_ms > MAX_SPLIT_PAUSE_MS => Some((
+            "pauseMs".into(),
+            format!("is {pause_ms}, above the limit of {MAX_SPLIT_PAUSE_MS}"),
+        )),
+        Fault::StderrFlood { bytes } if *bytes > MAX_STDERR_FLOOD => Some((
+            "bytes".into(),
+            format!("is {bytes}, above the limit of {MAX_STDERR_FLOOD}"),
         )),
         _ => None,
     }

@@ -38,6 +38,7 @@ fn inbound(parts: Parts) -> Inbound {
     let accepts_stream = checks::accepts(&parts.headers, "text/event-stream");
     Inbound {
         exchange: parts.extensions.get::<ExchangeId>().copied(),
+        transport: crate::log::Transport::Http,
         principal: parts.extensions.get::<Principal>().cloned(),
         headers: Some(parts.headers),
         accepts_stream,

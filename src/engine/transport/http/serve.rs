@@ -10,6 +10,7 @@ use tokio::sync::oneshot;
 
 use super::router;
 use crate::engine::Engine;
+use crate::engine::transport::attach::{self, Attach};
 use crate::error::Error;
 
 /// A server that runs until [`Running::stop`] or drop.
@@ -18,6 +19,8 @@ pub(crate) struct Running {
     pub(crate) addr: SocketAddr,
     /// The server's runtime, for the in-memory connections it serves besides HTTP.
     pub(crate) runtime: tokio::runtime::Handle,
+    /// The attach socket of stdio bridges, opened by the first stdio command.
+    attach: std::sync::Mutex<Option<Attach>>,
     stop: Option<oneshot::Sender<()>>,
     stopped: Option<oneshot::Receiver<()>>,
 }
@@ -82,12 +85,26 @@ pub(crate) fn spawn(engine: Arc<Engine>, addr: SocketAddr) -> Result<Running, Er
     Ok(Running {
         addr,
         runtime: handle,
+        attach: std::sync::Mutex::default(),
         stop: Some(stop_tx),
         stopped: Some(stopped_rx),
     })
 }
 
 impl Running {
+    /// Where a stdio bridge reaches `engine`, opening the attach socket on first use; it
+    /// closes with the server's runtime.
+    pub(crate) fn attach(&self, engine: &Arc<Engine>) -> std::io::Result<Attach> {
+        let mut attach = self.attach.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(attach) = attach.as_ref() {
+            return Ok(attach.clone());
+        }
+        let served = engine.clone();
+        let opened = attach::listen(&self.runtime, Arc::new(move |_| Ok(served.clone())))?;
+        *attach = Some(opened.clone());
+        Ok(opened)
+    }
+
     /// Stops the server and waits until its sockets are closed.
     pub(crate) async fn stop(&mut self) {
         if let Some(stop) = self.stop.take() {

@@ -1,36 +1,45 @@
 //! Newline-delimited JSON-RPC over a byte stream (the stdio framing of the 2025-11-25 and
-//! 2026-07-28 transport pages): one message per line in each direction, no headers. Today it
-//! serves the library's in-memory duplex; stdio is the same adapter on other ends.
+//! 2026-07-28 transport pages): one message per line in each direction, no headers. It
+//! serves the library's in-memory duplex and every stdio process (a fixture's bridge, the
+//! app's `mcp-decoy stdio`); [`out`] is where the bytes go for each.
 //!
 //! The peer holds one legacy session at a time, opened by its `initialize`; its server-to-client
 //! messages (list changes, requests of a script) are written on the same stream. Requests run
 //! concurrently (at most [`IN_FLIGHT`]), so a later `notifications/cancelled` line reaches a
-//! slow call. Each line is
-//! bounded by the server's body limit; a longer one, or one that is not JSON, gets the
-//! JSON-RPC error and the stream goes on. Like the HTTP adapter, this one decides nothing
-//! about a message: it reads lines, asks the pipeline, and writes what the outcome says.
+//! slow call. Each line is bounded by the server's body limit; a longer one, or one that is
+//! not UTF-8 JSON, gets the JSON-RPC error and the stream goes on. When the peer closes its
+//! side, calls still running are cancelled and the session ends at once (the stdio
+//! transport's shutdown: the client closes stdin and waits for the server to exit), unless
+//! the server was told to ignore EOF. Like the HTTP adapter, this one decides nothing about
+//! a message: it reads lines, asks the pipeline, and writes what the outcome says.
+
+pub(crate) mod out;
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 
 use crate::engine::Engine;
 use crate::engine::capture;
 use crate::engine::methods::listen::Frame;
-use crate::engine::pipeline::outcome::{Listening, Outcome, Reply, Streamed};
+use crate::engine::pipeline::outcome::{Listening, Outcome, Reply, Shape, Streamed};
 use crate::engine::pipeline::{self, Inbound};
 use crate::engine::protocol::garble;
 use crate::engine::protocol::jsonrpc::code;
 use crate::engine::protocol::method::INITIALIZE;
 use crate::engine::state::session::{Reader, Session};
 use crate::engine::state::stream::{Poll, STANDALONE};
+use crate::log::Transport;
 use crate::spec::Fault;
+use out::{Out, Sink};
 
-/// Lines queued for the writer before a producer waits: a slow reader holds the server back
+/// Items queued for the writer before a producer waits: a slow reader holds the server back
 /// instead of growing its queue.
-const QUEUED_LINES: usize = 256;
+const QUEUED: usize = 256;
 
 /// Requests of one peer running at once; past it the adapter stops reading until one ends,
 /// so a peer that floods slow calls holds itself back instead of growing the server.
@@ -39,20 +48,36 @@ const IN_FLIGHT: usize = 256;
 /// The session a peer holds, shared by the tasks answering its requests.
 type Slot = Arc<Mutex<Option<Arc<Session>>>>;
 
-/// Serves one peer until it closes its side; then its session ends.
-pub(crate) async fn serve<R, W>(engine: Arc<Engine>, read: R, write: W)
+/// Where the adapter's output goes: a queue the writer task empties into the sink.
+type Queue = mpsc::Sender<Out>;
+
+/// Serves one peer until it closes its side (or an exit fault ends the stream); then its
+/// session ends.
+pub(crate) async fn serve<R, S>(engine: Arc<Engine>, read: R, sink: S, transport: Transport)
 where
     R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
+    S: Sink,
 {
-    let (out, lines) = mpsc::channel::<String>(QUEUED_LINES);
-    let writer = tokio::spawn(write_lines(write, lines));
+    let stdio = engine.spec.stdio;
+    let (out, queue) = mpsc::channel::<Out>(QUEUED);
+    let mut writer = tokio::spawn(out::write_all(sink, queue));
     let slot: Slot = Arc::default();
+    let mut calls = JoinSet::new();
     let in_flight = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
     let limit = engine.limits.max_body_bytes;
     let mut reader = BufReader::new(read);
+    if stdio.start_delay_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(stdio.start_delay_ms)).await;
+    }
     loop {
-        let line = match read_line(&mut reader, limit).await {
+        // Reap finished calls so the set holds only running ones.
+        while calls.try_join_next().is_some() {}
+        let line = tokio::select! {
+            line = read_line(&mut reader, limit) => line,
+            // The writer stopped (an exit, or the peer stopped reading): nothing more to do.
+            _ = &mut writer => return end(&engine, &slot, calls).await,
+        };
+        let line = match line {
             Line::End => break,
             Line::TooLong => {
                 let text = format!("the line exceeds this server's limit of {limit} bytes");
@@ -67,19 +92,24 @@ where
             Line::Text(bytes) => bytes,
         };
         let inbound = Inbound {
+            transport,
             accepts_stream: true,
             session: current(&slot).map(|s| s.id.clone()),
             ..Inbound::default()
         };
-        let text = String::from_utf8_lossy(&line);
-        if text.trim().is_empty() {
-            continue;
-        }
-        let message = match serde_json::from_str::<Value>(&text) {
+        let parsed = match std::str::from_utf8(&line) {
+            Ok(text) if text.trim().is_empty() => continue,
+            Ok(text) => serde_json::from_str::<Value>(text)
+                .map_err(|error| (text.to_string(), error.to_string())),
+            Err(error) => Err((
+                String::from_utf8_lossy(&line).into_owned(),
+                format!("the line is not UTF-8 ({error})"),
+            )),
+        };
+        let message = match parsed {
             Ok(message) => message,
-            Err(error) => {
-                let outcome =
-                    pipeline::unparsable(&engine, &inbound, text.into_owned(), &error.to_string());
+            Err((text, reason)) => {
+                let outcome = pipeline::unparsable(&engine, &inbound, text, &reason);
                 deliver(&engine, outcome, &out, &slot).await;
                 continue;
             }
@@ -103,18 +133,31 @@ where
             let Ok(permit) = in_flight.clone().acquire_owned().await else {
                 break;
             };
-            tokio::spawn(async move {
+            calls.spawn(async move {
                 answer.await;
                 drop(permit);
             });
         }
     }
-    // The peer is gone: its session ends, which also ends the tasks writing for it.
-    if let Some(session) = current(&slot) {
-        engine.close_session(&session.id);
+    if stdio.ignore_eof {
+        // The client closed its side; this server does not notice, so only a signal (or an
+        // exit fault, or the server's own end) stops it.
+        let _ = (&mut writer).await;
+        return end(&engine, &slot, calls).await;
     }
+    end(&engine, &slot, calls).await;
     drop(out);
     let _ = writer.await;
+}
+
+/// The peer is gone: calls still running are cancelled (their records say so) and the
+/// session ends, which also ends the tasks writing for it.
+async fn end(engine: &Arc<Engine>, slot: &Slot, mut calls: JoinSet<()>) {
+    calls.abort_all();
+    while calls.join_next().await.is_some() {}
+    if let Some(session) = current(slot) {
+        engine.close_session(&session.id);
+    }
 }
 
 fn current(slot: &Slot) -> Option<Arc<Session>> {
@@ -166,21 +209,8 @@ async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>, limit: usize
     }
 }
 
-async fn write_lines<W: AsyncWrite + Unpin>(mut write: W, mut lines: mpsc::Receiver<String>) {
-    while let Some(line) = lines.recv().await {
-        let written = async {
-            write.write_all(line.as_bytes()).await?;
-            write.write_all(b"\n").await?;
-            write.flush().await
-        };
-        if written.await.is_err() {
-            break;
-        }
-    }
-}
-
 /// Writes an outcome as lines.
-async fn deliver(engine: &Arc<Engine>, outcome: Outcome, out: &mpsc::Sender<String>, slot: &Slot) {
+async fn deliver(engine: &Arc<Engine>, outcome: Outcome, out: &Queue, slot: &Slot) {
     match outcome {
         Outcome::Accepted => {}
         Outcome::Reply(reply) => reply_lines(engine, reply, out, slot).await,
@@ -193,7 +223,7 @@ async fn deliver(engine: &Arc<Engine>, outcome: Outcome, out: &mpsc::Sender<Stri
     }
 }
 
-async fn reply_lines(engine: &Arc<Engine>, reply: Reply, out: &mpsc::Sender<String>, slot: &Slot) {
+async fn reply_lines(engine: &Arc<Engine>, reply: Reply, out: &Queue, slot: &Slot) {
     let Reply {
         body,
         fault,
@@ -203,22 +233,54 @@ async fn reply_lines(engine: &Arc<Engine>, reply: Reply, out: &mpsc::Sender<Stri
     if let Some(id) = opened {
         open_session(engine, &id, out, slot);
     }
-    let text = match fault.as_ref().map(|(fault, _)| fault) {
-        Some(Fault::MalformedJson) => garble::malformed(&body),
-        Some(Fault::TruncatedStream | Fault::CloseConnection) => garble::half(&body),
-        Some(Fault::HangingStream) => return,
-        Some(Fault::DuplicateResponse) => {
-            let _ = out.send(body.to_string()).await;
-            body.to_string()
+    let fault = fault.map(|(fault, _)| fault);
+    for item in reply_items(fault.as_ref(), &body) {
+        if out.send(item).await.is_err() {
+            return;
         }
-        _ => body.to_string(),
-    };
-    let _ = out.send(text).await;
+    }
+}
+
+/// What a JSON answer becomes on a byte stream, given the fault that breaks it.
+fn reply_items(fault: Option<&Fault>, body: &Value) -> Vec<Out> {
+    match fault {
+        Some(Fault::MalformedJson) => vec![Out::Line(garble::malformed(body))],
+        Some(Fault::TruncatedStream) => vec![Out::Line(garble::half(body))],
+        // A server that dies mid-write: half a line, then the process is gone.
+        Some(Fault::CloseConnection) => {
+            vec![Out::Raw(garble::half(body).into_bytes()), Out::Exit(1)]
+        }
+        Some(Fault::HangingStream) => Vec::new(),
+        Some(Fault::DuplicateResponse) => {
+            vec![Out::Line(body.to_string()), Out::Line(body.to_string())]
+        }
+        Some(Fault::Exit { code }) => vec![Out::Exit(*code)],
+        Some(Fault::SplitMessage { pause_ms }) => split(&body.to_string(), *pause_ms),
+        Some(Fault::StderrFlood { bytes }) => {
+            vec![Out::Stderr(out::flood(*bytes)), Out::Line(body.to_string())]
+        }
+        _ => vec![Out::Line(body.to_string())],
+    }
+}
+
+/// A message's line in two writes, `pause_ms` apart; the newline comes with the second.
+fn split(text: &str, pause_ms: u64) -> Vec<Out> {
+    let mut middle = text.len() / 2;
+    while !text.is_char_boundary(middle) {
+        middle -= 1;
+    }
+    let mut second = text.as_bytes()[middle..].to_vec();
+    second.push(b'\n');
+    vec![
+        Out::Raw(text.as_bytes()[..middle].to_vec()),
+        Out::Pause(Duration::from_millis(pause_ms)),
+        Out::Raw(second),
+    ]
 }
 
 /// Holds the session `initialize` opened and writes its server-to-client messages (what the
 /// GET stream carries over HTTP) until it ends.
-fn open_session(engine: &Arc<Engine>, id: &str, out: &mpsc::Sender<String>, slot: &Slot) {
+fn open_session(engine: &Arc<Engine>, id: &str, out: &Queue, slot: &Slot) {
     let Some(session) = engine.sessions.get(id) else {
         return;
     };
@@ -230,15 +292,29 @@ fn open_session(engine: &Arc<Engine>, id: &str, out: &mpsc::Sender<String>, slot
         engine.close_session(&previous.id);
     }
     if let Some(reader) = session.attach(STANDALONE, None) {
-        tokio::spawn(forward(engine.clone(), session, reader, out.clone()));
+        tokio::spawn(forward(engine.clone(), session, reader, out.clone(), None));
     }
 }
 
-async fn stream_lines(engine: &Arc<Engine>, streamed: Streamed, out: &mpsc::Sender<String>) {
+async fn stream_lines(engine: &Arc<Engine>, streamed: Streamed, out: &Queue) {
     let Streamed {
-        session, reader, ..
+        session,
+        reader,
+        shape,
+        ..
     } = streamed;
-    forward(engine.clone(), session, reader, out.clone()).await;
+    if let Shape::Stderr(bytes) = shape {
+        let _ = out.send(Out::Stderr(out::flood(bytes))).await;
+    }
+    let split = match shape {
+        Shape::Split(pause_ms) => Some(pause_ms),
+        _ => None,
+    };
+    forward(engine.clone(), session, reader, out.clone(), split).await;
+    // The response was never pushed (see `Delivery`): the process dies in its place.
+    if let Shape::Exit(code) = shape {
+        let _ = out.send(Out::Exit(code)).await;
+    }
 }
 
 /// Writes the messages of one session stream as lines until it closes, recording each the
@@ -247,7 +323,8 @@ async fn forward(
     engine: Arc<Engine>,
     session: Arc<Session>,
     mut reader: Reader,
-    out: mpsc::Sender<String>,
+    out: Queue,
+    split_response: Option<u64>,
 ) {
     loop {
         match session.poll(&mut reader) {
@@ -256,8 +333,15 @@ async fn forward(
                     continue;
                 };
                 capture::sent(&engine, &session, None, &message);
-                if out.send(message.to_string()).await.is_err() {
-                    break;
+                let text = message.to_string();
+                let items = match split_response {
+                    Some(pause_ms) if message.get("method").is_none() => split(&text, pause_ms),
+                    _ => vec![Out::Line(text)],
+                };
+                for item in items {
+                    if out.send(item).await.is_err() {
+                        return session.detach(&reader);
+                    }
                 }
             }
             Poll::Closed => break,
@@ -271,7 +355,7 @@ async fn forward(
     session.detach(&reader);
 }
 
-async fn listen_lines(engine: &Arc<Engine>, listening: Listening, out: &mpsc::Sender<String>) {
+async fn listen_lines(engine: &Arc<Engine>, listening: Listening, out: &Queue) {
     let Listening {
         session,
         mut subscription,
@@ -292,7 +376,7 @@ async fn listen_lines(engine: &Arc<Engine>, listening: Listening, out: &mpsc::Se
             }
             Frame::KeepAlive => continue,
         };
-        if out.send(line).await.is_err() {
+        if out.send(Out::Line(line)).await.is_err() {
             break;
         }
     }

@@ -1,0 +1,62 @@
+//! `mcp-decoy stdio`: one server as a process on stdin and stdout, for clients that spawn
+//! their servers (Claude Desktop, Cursor, VS Code, every SDK's stdio client).
+//!
+//! - `mcp-decoy stdio --attach ADDR --token T`: the bridge a test fixture's
+//!   `stdio_command` runs ([`bridge`]); the fixture serves, this process only plays its
+//!   output.
+//! - `mcp-decoy stdio NAME`: when an app runs with the config directory, the same bridge to
+//!   the app's server `NAME`, so the traffic shows in the app's logs, UI and log stream;
+//!   otherwise the server of `servers.json` served in this process ([`local`]), its log in
+//!   `--log-file`.
+//!
+//! stdout carries JSON-RPC lines only; every message of this command goes to stderr.
+
+mod bridge;
+mod local;
+mod process;
+
+use std::path::Path;
+
+use super::StdioArgs;
+use super::runtime_file;
+
+/// Runs the command and returns the process's exit status.
+pub async fn run(args: &StdioArgs, config_dir: &Path) -> i32 {
+    if let (Some(addr), Some(token)) = (args.attach, args.token.as_deref()) {
+        return bridge::run(addr, token, None)
+            .await
+            .unwrap_or_else(|error| {
+                eprintln!("mcp-decoy stdio: {error}");
+                1
+            });
+    }
+    let Some(name) = args.name.as_deref() else {
+        eprintln!("mcp-decoy stdio: name the server to serve, e.g. `mcp-decoy stdio echo`");
+        return 2;
+    };
+    if let Some(app) = runtime_file::running(config_dir)
+        && let Some(stdio) = app.stdio
+    {
+        match stdio.address.parse() {
+            Ok(addr) => match bridge::run(addr, &stdio.token, Some(name)).await {
+                Ok(code) => return code,
+                Err(bridge::Failed::Refused(reason)) => {
+                    eprintln!(
+                        "mcp-decoy stdio: the app (pid {}) refused: {reason}",
+                        app.pid
+                    );
+                    return 1;
+                }
+                Err(error) => eprintln!(
+                    "mcp-decoy stdio: the app (pid {}) is not reachable ({error}); serving from servers.json instead",
+                    app.pid
+                ),
+            },
+            Err(_) => eprintln!(
+                "mcp-decoy stdio: runtime.json names `{}`, which is not an address; serving from servers.json instead",
+                stdio.address
+            ),
+        }
+    }
+    local::run(name, config_dir, args.log_file.as_deref()).await
+}
