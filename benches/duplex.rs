@@ -1,9 +1,10 @@
-//! `tools/call` of `echo` over the in-memory duplex (newline-delimited JSON-RPC, no socket)
-//! against the same call over loopback HTTP, on one fixture in the same run (issue 17's bench).
-//! Both use one initialized 2025-11-25 session; `c16` keeps 16 calls in flight (the duplex
-//! writes 16 lines, then reads 16 answers).
+//! `tools/call` of `echo` over the in-memory duplex (newline-delimited JSON-RPC, no socket),
+//! over a spawned stdio process (`stdio_command`: the `mcp-decoy` bridge between its pipes and
+//! the fixture; with `--features decoy-cli`), and over loopback HTTP, on one fixture in the
+//! same run (issue 17's bench). Each uses one initialized 2025-11-25 session; `c16` keeps 16
+//! calls in flight (a line peer writes 16 lines, then reads 16 answers).
 //!
-//! `cargo bench --bench duplex`; debug: `cargo bench --profile dev --bench duplex`.
+//! `cargo bench --features decoy-cli --bench duplex`; debug: add `--profile dev`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -13,9 +14,7 @@ use futures::StreamExt;
 use mcp_decoy::{MockMcpServer, Tool};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
-use tokio::io::{
-    AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
-};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, Lines};
 use tokio::sync::Mutex;
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1.0.0"}}}"#;
@@ -26,16 +25,15 @@ fn call_line(id: u64) -> String {
     .to_string()
 }
 
-/// The client's end of one duplex, initialized.
-struct Duplex {
-    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
-    write: WriteHalf<DuplexStream>,
+/// A client of newline-delimited JSON-RPC (a duplex's end, a child's pipes), initialized.
+struct Peer<R, W> {
+    lines: Lines<BufReader<R>>,
+    write: W,
 }
 
-impl Duplex {
-    async fn open(server: &MockMcpServer) -> Duplex {
-        let (read, write) = tokio::io::split(server.connect_duplex());
-        let mut duplex = Duplex {
+impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Peer<R, W> {
+    async fn open(read: R, write: W) -> Self {
+        let mut duplex = Peer {
             lines: BufReader::new(read).lines(),
             write,
         };
@@ -53,6 +51,7 @@ impl Duplex {
             .await
             .expect("write a line");
         self.write.write_all(b"\n").await.expect("write a newline");
+        self.write.flush().await.expect("flush");
     }
 
     async fn answer(&mut self) -> String {
@@ -134,7 +133,25 @@ fn duplex_vs_http(c: &mut Criterion) {
         .expect("a client");
     let url = server.url();
     let session = rt.block_on(http_session(&client, &url));
-    let duplex = Mutex::new(rt.block_on(Duplex::open(&server)));
+    let duplex = Mutex::new(rt.block_on(async {
+        let (read, write) = tokio::io::split(server.connect_duplex());
+        Peer::open(read, write).await
+    }));
+    #[cfg(feature = "decoy-cli")]
+    let (mut child, stdio) = rt.block_on(async {
+        let command = server
+            .stdio_command_with(env!("CARGO_BIN_EXE_mcp-decoy"))
+            .expect("a stdio command");
+        let mut child = tokio::process::Command::from(command)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn the stdio command");
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        (child, Mutex::new(Peer::open(stdout, stdin).await))
+    });
 
     // Check what is measured: both answer the same result.
     let over_http: Value =
@@ -147,6 +164,15 @@ fn duplex_vs_http(c: &mut Criterion) {
     });
     assert_eq!(over_http["result"], over_duplex["result"]);
     assert_eq!(over_http["result"]["content"][0]["text"], "hello");
+    #[cfg(feature = "decoy-cli")]
+    {
+        let over_stdio: Value = rt.block_on(async {
+            let mut stdio = stdio.lock().await;
+            stdio.send(&call_line(1)).await;
+            serde_json::from_str(&stdio.answer().await).expect("a JSON line")
+        });
+        assert_eq!(over_http["result"], over_stdio["result"]);
+    }
 
     let mut group = c.benchmark_group("duplex");
     group.throughput(Throughput::Elements(1));
@@ -159,6 +185,18 @@ fn duplex_vs_http(c: &mut Criterion) {
                     let mut duplex = duplex.lock().await;
                     let started = Instant::now();
                     duplex.calls(iters, n).await;
+                    started.elapsed()
+                }
+            })
+        });
+        #[cfg(feature = "decoy-cli")]
+        group.bench_with_input(BenchmarkId::new("stdio", &name), &concurrency, |b, &n| {
+            b.to_async(&rt).iter_custom(|iters| {
+                let stdio = &stdio;
+                async move {
+                    let mut stdio = stdio.lock().await;
+                    let started = Instant::now();
+                    stdio.calls(iters, n).await;
                     started.elapsed()
                 }
             })
@@ -182,6 +220,11 @@ fn duplex_vs_http(c: &mut Criterion) {
         });
     }
     group.finish();
+    #[cfg(feature = "decoy-cli")]
+    {
+        drop(stdio);
+        let _ = rt.block_on(child.wait());
+    }
     drop(server);
 }
 
