@@ -34,6 +34,27 @@ fn spawn(dir: &Path, name: &str, extra: &[&str]) -> TokioChildProcess {
     TokioChildProcess::new(stdio_command(dir, name, extra)).expect("spawn mcp-decoy stdio")
 }
 
+fn write_servers(dir: &Path, servers: Value) {
+    std::fs::write(
+        dir.join("servers.json"),
+        json!({ "servers": servers }).to_string(),
+    )
+    .expect("write servers.json");
+}
+
+/// Runs `mcp-decoy stdio NAME` to its end with stdin closed, for a failure it must explain:
+/// exit status 1, nothing on stdout (it carries JSON-RPC only), and stderr.
+async fn fails(dir: &Path, name: &str) -> String {
+    let output = stdio_command(dir, name, &[])
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("run mcp-decoy stdio");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(output.stdout.is_empty(), "{output:?}");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 async fn get(url: &str) -> Value {
     let response = reqwest::get(url).await.expect("GET the API");
     assert!(
@@ -90,15 +111,8 @@ async fn with_the_app_running_an_unknown_server_is_refused_by_name() {
     let dir = Scratch::new("stdio-attached-unknown");
     let _app = Running::start(dir.path());
 
-    let output = stdio_command(dir.path(), "nope", &[])
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .expect("run mcp-decoy stdio");
+    let stderr = fails(dir.path(), "nope").await;
 
-    assert_eq!(output.status.code(), Some(1));
-    assert!(output.stdout.is_empty());
-    let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no server named `nope`"), "{stderr}");
     assert!(stderr.contains("echo"), "it lists the servers: {stderr}");
 }
@@ -150,21 +164,10 @@ async fn without_an_app_it_serves_alone_and_writes_its_log_file() {
 #[tokio::test]
 async fn without_an_app_an_unknown_server_names_the_ones_there() {
     let dir = Scratch::new("stdio-alone-unknown");
-    std::fs::write(
-        dir.path().join("servers.json"),
-        json!({ "servers": [{ "name": "weather", "tools": [] }] }).to_string(),
-    )
-    .expect("write servers.json");
+    write_servers(dir.path(), json!([{ "name": "weather", "tools": [] }]));
 
-    let output = stdio_command(dir.path(), "echo", &[])
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .expect("run mcp-decoy stdio");
+    let stderr = fails(dir.path(), "echo").await;
 
-    assert_eq!(output.status.code(), Some(1));
-    assert!(output.stdout.is_empty());
-    let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no server named `echo`"), "{stderr}");
     assert!(stderr.contains("weather"), "{stderr}");
 }
@@ -172,21 +175,13 @@ async fn without_an_app_an_unknown_server_names_the_ones_there() {
 #[tokio::test]
 async fn a_bad_stdio_member_in_servers_json_is_named_by_its_path() {
     let dir = Scratch::new("stdio-bad-member");
-    std::fs::write(
-        dir.path().join("servers.json"),
-        json!({ "servers": [{ "name": "echo", "tools": [], "stdio": { "ignoreEOF": true } }] })
-            .to_string(),
-    )
-    .expect("write servers.json");
+    write_servers(
+        dir.path(),
+        json!([{ "name": "echo", "tools": [], "stdio": { "ignoreEOF": true } }]),
+    );
 
-    let output = stdio_command(dir.path(), "echo", &[])
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .expect("run mcp-decoy stdio");
+    let stderr = fails(dir.path(), "echo").await;
 
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("/servers/0/stdio"), "{stderr}");
     assert!(stderr.contains("ignoreEOF"), "{stderr}");
 }
@@ -194,12 +189,10 @@ async fn a_bad_stdio_member_in_servers_json_is_named_by_its_path() {
 #[tokio::test]
 async fn servers_json_makes_a_stdio_server_that_ignores_eof() {
     let dir = Scratch::new("stdio-ignore-eof");
-    std::fs::write(
-        dir.path().join("servers.json"),
-        json!({ "servers": [{ "name": "stubborn", "tools": [], "stdio": { "ignoreEof": true } }] })
-            .to_string(),
-    )
-    .expect("write servers.json");
+    write_servers(
+        dir.path(),
+        json!([{ "name": "stubborn", "tools": [], "stdio": { "ignoreEof": true } }]),
+    );
     let mut child = stdio_command(dir.path(), "stubborn", &[])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())

@@ -4,7 +4,6 @@
 
 mod common;
 
-use mcp_decoy::log::Direction;
 use mcp_decoy::{Fault, FaultRule, MockMcpServer, Tool};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -35,12 +34,7 @@ async fn rmcp_lists_calls_and_hears_list_changed_over_the_duplex() {
     assert_eq!(log.tool_calls("echo").len(), 1);
     assert_eq!(log.mcp().method("initialize").count(), 1);
     assert_eq!(
-        log.mcp()
-            .method("notifications/tools/list_changed")
-            .records()
-            .iter()
-            .filter(|(_, m)| m.direction == Direction::ServerToClient)
-            .count(),
+        common::sent_by_server(&log, "notifications/tools/list_changed"),
         1
     );
     assert_server_messages_valid(&log);

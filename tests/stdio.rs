@@ -8,7 +8,7 @@ mod common;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use mcp_decoy::log::{Direction, Transport};
+use mcp_decoy::log::Transport;
 use mcp_decoy::spec::AskMethod;
 use mcp_decoy::{Fault, FaultRule, MockMcpServer, Tool};
 use rmcp::transport::TokioChildProcess;
@@ -187,12 +187,7 @@ async fn rmcp_spawns_the_command_lists_calls_and_hears_list_changed() {
     assert!(records.iter().all(|(_, m)| m.carried_by.is_none()));
     assert_eq!(log.tool_calls("echo").len(), 1);
     assert_eq!(
-        log.mcp()
-            .method("notifications/tools/list_changed")
-            .records()
-            .iter()
-            .filter(|(_, m)| m.direction == Direction::ServerToClient)
-            .count(),
+        common::sent_by_server(&log, "notifications/tools/list_changed"),
         1
     );
     assert_server_messages_valid(&log);

@@ -134,6 +134,16 @@ where
     (client, ListChanged { rx })
 }
 
+/// How many `method` messages the server sent (list changes, requests of a script).
+pub fn sent_by_server(log: &mcp_decoy::log::Log, method: &str) -> usize {
+    log.mcp()
+        .method(method)
+        .records()
+        .iter()
+        .filter(|(_, m)| m.direction == mcp_decoy::log::Direction::ServerToClient)
+        .count()
+}
+
 /// `tools/call` params for `tool` with `arguments` (a JSON object).
 pub fn call(tool: &str, arguments: Value) -> CallToolRequestParams {
     let Value::Object(arguments) = arguments else {
