@@ -758,3 +758,117 @@ async fn rmcp_graceful_shutdown_escalates_to_sigterm() {
 
     assert!(matches!(shutdown, Ok(Ok(()))), "{shutdown:?}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Cancellation, the modern era's input requests, stable transcripts.
+
+// 2025-11-25 basic/utilities/cancellation: "The receiver SHOULD NOT send a response for the
+// cancelled request".
+#[tokio::test]
+async fn notifications_cancelled_stops_a_running_call_and_the_next_one_is_served() {
+    let server = MockMcpServer::builder()
+        .tool(Tool::echo())
+        .fault(
+            FaultRule::on_tool("echo")
+                .times(1)
+                .delay(mcp_decoy::spec::Delay::fixed(Duration::from_secs(60))),
+        )
+        .start()
+        .await;
+    let mut raw = Raw::spawn(&server);
+    raw.initialize().await;
+
+    raw.send(&call_line(7, "echo", json!({ "message": "slow" })))
+        .await;
+    until("the call arrives", || {
+        server.log().tool_calls("echo").len() == 1
+    })
+    .await;
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#)
+        .await;
+    raw.send(&call_line(8, "echo", json!({ "message": "next" })))
+        .await;
+    let answer = raw.message().await;
+
+    assert_eq!(
+        answer["id"], 8,
+        "no answer for the cancelled call: {answer}"
+    );
+    assert_eq!(answer["result"]["content"][0]["text"], "next");
+    let log = server.log();
+    let calls = log.mcp().method("tools/call").records();
+    assert!(
+        calls[0].1.cancelled && calls[0].1.response.is_none(),
+        "{:?}",
+        calls[0].1
+    );
+}
+
+// 2026-07-28 basic/patterns/mrtr: a modern request gets `input_required` instead of a
+// server-to-client request, on stdio as over HTTP.
+#[tokio::test]
+async fn a_modern_ask_answers_input_required_and_sends_no_request_to_the_client() {
+    let server = MockMcpServer::builder()
+        .tool(
+            Tool::new("ask_model")
+                .ask(
+                    "reply",
+                    AskMethod::Sampling,
+                    json!({ "messages": [{ "role": "user", "content": { "type": "text", "text": "hi" } }], "maxTokens": 5 }),
+                )
+                .respond_with(json!({ "content": [{ "type": "text", "text": "${answers.reply.content.text}" }] })),
+        )
+        .start()
+        .await;
+    let mut raw = Raw::spawn(&server);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { "name": "raw", "version": "1" },
+        "io.modelcontextprotocol/clientCapabilities": { "sampling": {} }
+    });
+
+    raw.send(
+        &json!({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": { "name": "ask_model", "arguments": {}, "_meta": meta }
+        })
+        .to_string(),
+    )
+    .await;
+    let answer = raw.message().await;
+
+    assert_eq!(
+        answer["id"], 1,
+        "the first line is the answer, no request: {answer}"
+    );
+    assert_eq!(answer["result"]["resultType"], "input_required", "{answer}");
+    assert!(
+        answer["result"]["inputRequests"]["reply"].is_object(),
+        "{answer}"
+    );
+    assert_eq!(
+        common::sent_by_server(&server.log(), "sampling/createMessage"),
+        0
+    );
+}
+
+#[tokio::test]
+async fn the_transcript_of_a_stdio_session_is_the_same_on_every_run() {
+    let mut transcripts = Vec::new();
+    for _ in 0..5 {
+        let server = MockMcpServer::builder().tool(Tool::echo()).start().await;
+        let (client, _changes) =
+            connect_over(spawn_rmcp(&server), client_config(), "a child process").await;
+        tool_names(&client).await;
+        call_ok(&client, "echo", json!({ "message": "stable" })).await;
+        client.cancel().await.expect("close the client");
+        until("the session ends", || server.sessions().is_empty()).await;
+        transcripts
+            .push(serde_json::to_value(server.log().transcript()).expect("the transcript is JSON"));
+    }
+    assert!(
+        transcripts.windows(2).all(|w| w[0] == w[1]),
+        "{transcripts:#?}"
+    );
+    insta::assert_json_snapshot!(transcripts[0]);
+}

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
 use super::process::{self, Process};
@@ -79,10 +79,25 @@ pub(super) async fn run(
     let closed = stdin_closed.clone();
     tokio::spawn(async move {
         let mut stdin = tokio::io::stdin();
-        let _ = tokio::io::copy(&mut stdin, &mut write).await;
-        closed.store(true, Ordering::SeqCst);
-        // The server sees EOF and ends the session (or ignores it, if told to).
-        let _ = write.shutdown().await;
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            let n = match stdin.read(&mut chunk).await {
+                Ok(n) => n,
+                // Unreadable stdin: the client is as good as gone.
+                Err(_) => 0,
+            };
+            if n == 0 {
+                closed.store(true, Ordering::SeqCst);
+                // The server sees EOF and ends the session (or ignores it, if told to).
+                let _ = write.shutdown().await;
+                return;
+            }
+            // A failed write means the server is gone, not the client: the reading side
+            // reports that, so this must not count as the client's EOF.
+            if write.write_all(&chunk[..n]).await.is_err() {
+                return;
+            }
+        }
     });
 
     let mut sink = Process::new();
