@@ -92,6 +92,24 @@ async fn initialize_result_reflects_the_builder_configuration() {
 }
 
 #[tokio::test]
+async fn a_server_without_a_version_reports_a_fixed_one_not_the_crates() {
+    // Arrange
+    let server = MockMcpServer::builder().name("weather").start().await;
+
+    // Act
+    let client = connect(&server.url()).await;
+
+    // Assert: fixed, so upgrading mcp-decoy changes no snapshot of a user's traffic.
+    let info = client.peer_info().expect("rmcp kept no initialize result");
+    let server_info = info.server_info.as_ref().expect("no serverInfo");
+    assert_eq!(server_info.version, "0.0.0-mock");
+    assert_eq!(mcp_decoy::spec::DEFAULT_SERVER_VERSION, "0.0.0-mock");
+    client.cancel().await.expect("closing the client");
+
+    common::schema::assert_server_messages_valid(&server.log());
+}
+
+#[tokio::test]
 async fn an_initialize_asking_for_the_stateless_revision_gets_the_newest_legacy_one() {
     // Arrange: rmcp's default config asks `initialize` for its newest revision (2026-07-28
     // in rmcp 3.11), which has no `initialize`.

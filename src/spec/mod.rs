@@ -35,6 +35,10 @@ pub use response::{Comparison, Matcher, ResponseSpec};
 pub use script::{AskMethod, Listing, LogLevel, Step};
 pub(crate) use version::ProtocolVersion;
 
+/// The `serverInfo.version` of a server that sets none. Fixed rather than this crate's
+/// version, so upgrading mcp-decoy changes no snapshot of a test's traffic.
+pub const DEFAULT_SERVER_VERSION: &str = "0.0.0-mock";
+
 /// The template of a tool created without one: the call's arguments as JSON text
 /// (the product guide's default).
 pub fn default_template() -> Value {
@@ -195,8 +199,9 @@ impl ToolSpec {
 pub struct ServerSpec {
     /// `serverInfo.name`.
     pub name: String,
-    /// `serverInfo.version`.
-    #[serde(default = "crate_version")]
+    /// `serverInfo.version` (default `0.0.0-mock`: fixed, so upgrading mcp-decoy changes no
+    /// snapshot).
+    #[serde(default = "default_version")]
     pub version: String,
     /// `serverInfo.title`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -256,8 +261,8 @@ pub struct ServerSpec {
     pub auth: Option<OAuthSpec>,
 }
 
-fn crate_version() -> String {
-    env!("CARGO_PKG_VERSION").to_string()
+fn default_version() -> String {
+    DEFAULT_SERVER_VERSION.to_string()
 }
 
 impl ServerSpec {
@@ -265,7 +270,7 @@ impl ServerSpec {
     pub fn new(name: impl Into<String>) -> Self {
         ServerSpec {
             name: name.into(),
-            version: crate_version(),
+            version: default_version(),
             title: None,
             instructions: None,
             tools: Vec::new(),
