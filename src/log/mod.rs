@@ -5,6 +5,7 @@
 
 mod buffer;
 mod oauth;
+mod order;
 mod query;
 mod record;
 mod transcript;
