@@ -274,6 +274,12 @@ async fn calling_a_draft_tool_is_a_json_rpc_error() {
     };
     assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
     assert!(error.message.contains("get_forecast"), "{error:?}");
+    assert!(
+        error
+            .message
+            .contains("exists on this server as a draft and is not published"),
+        "the error says the tool is a draft: {error:?}"
+    );
     assert_eq!(
         server.call_count("get_forecast"),
         0,
@@ -839,6 +845,144 @@ fn the_drop_report_lists_the_calls_that_did_arrive() {
     );
     assert!(
         report.contains("tool `echo`: expected at least 1 call(s), received 0"),
+        "{report}"
+    );
+}
+
+/// Runs `scenario` against a server started by `start` on a runtime of its own, closes
+/// nothing, and returns the server for the test to drop outside any runtime.
+fn served<F>(start: impl FnOnce() -> F, scenario: impl AsyncFnOnce(&MockMcpServer)) -> MockMcpServer
+where
+    F: Future<Output = MockMcpServer>,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("building the test's runtime");
+    runtime.block_on(async {
+        let server = start().await;
+        scenario(&server).await;
+        server
+    })
+}
+
+#[test]
+fn a_typo_in_a_tool_name_shows_in_the_drop_report_with_the_name_meant() {
+    // Arrange: the test expects `get_weather`; the client calls `get_forecast`.
+    let server = served(
+        || {
+            MockMcpServer::builder()
+                .name("weather")
+                .tool(Tool::new("get_weather").expect(1))
+                .start()
+        },
+        async |server| {
+            let client = connect(&server.url()).await;
+            let outcome = client
+                .call_tool(call("get_forecast", json!({ "city": "Oslo" })))
+                .await;
+            assert!(outcome.is_err(), "no tool `get_forecast`: {outcome:?}");
+            client.cancel().await.expect("closing the client");
+        },
+    );
+
+    // Act
+    let report = panic_text(move || drop(server));
+
+    // Assert: the expectation, and the call that did arrive, with the name meant.
+    assert!(
+        report.contains("- tool `get_weather`: expected exactly 1 call(s), received 0\n  calls received:\n  (none)\n"),
+        "{report}"
+    );
+    let call = r#" request tools/call get_forecast {"city":"Oslo"} -> error -32602 (no tool has this name; did you mean `get_weather`?)"#;
+    assert!(
+        report.contains("calls of other tools (1):\n  #") && report.contains(call),
+        "{report}"
+    );
+}
+
+#[test]
+fn calls_of_a_draft_and_of_a_misspelt_tool_say_which_in_the_drop_report() {
+    // Arrange
+    let server = served(
+        || {
+            MockMcpServer::builder()
+                .tool(forecast_tool().expect(1))
+                .tool(Tool::new("get_alerts").draft())
+                .start()
+        },
+        async |server| {
+            let client = connect(&server.url()).await;
+            for tool in ["get_forcast", "get_alerts"] {
+                let outcome = client
+                    .call_tool(call(tool, json!({ "city": "Oslo" })))
+                    .await;
+                let Err(ServiceError::McpError(error)) = outcome else {
+                    panic!("calling `{tool}` must fail with a JSON-RPC error, got {outcome:?}");
+                };
+                assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{error:?}");
+            }
+            client.cancel().await.expect("closing the client");
+        },
+    );
+
+    // Act
+    let report = panic_text(move || drop(server));
+
+    // Assert
+    assert!(report.contains("calls of other tools (2):"), "{report}");
+    assert!(
+        report.contains(
+            "tools/call get_forcast {\"city\":\"Oslo\"} -> error -32602 (no tool has this name; did you mean `get_forecast`?)"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "tools/call get_alerts {\"city\":\"Oslo\"} -> error -32602 (it exists on this server as a draft and is not published, so clients can neither list nor call it)"
+        ),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_request_for_a_method_the_server_lacks_shows_in_the_drop_report() {
+    // Arrange: a raw client asks for `tools/lst` (rmcp sends no method it does not know).
+    let server = served(
+        || {
+            MockMcpServer::builder()
+                .tool(Tool::echo().expect(1))
+                .start()
+        },
+        async |server| {
+            let client = connect(&server.url()).await;
+            let answer = reqwest::Client::new()
+                .post(server.url())
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-session-id", only_session(server))
+                .header("mcp-protocol-version", "2025-11-25")
+                .body(r#"{"jsonrpc":"2.0","id":7,"method":"tools/lst","params":{}}"#)
+                .send()
+                .await
+                .expect("the raw POST could not be sent");
+            let body: Value = answer.json().await.expect("a JSON answer");
+            let message = body["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains("did you mean `tools/list`?"), "{body}");
+            client.cancel().await.expect("closing the client");
+        },
+    );
+
+    // Act
+    let report = panic_text(move || drop(server));
+
+    // Assert
+    assert!(
+        report.contains("requests for methods this server does not offer (1):"),
+        "{report}"
+    );
+    assert!(
+        report.contains("request tools/lst -> error -32601 (did you mean `tools/list`?)"),
         "{report}"
     );
 }
