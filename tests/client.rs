@@ -832,7 +832,8 @@ fn the_drop_report_lists_the_calls_that_did_arrive() {
 
     // Assert
     assert!(
-        report.contains("mcp-decoy server `weather`: verification failed"),
+        report.contains("mcp-decoy server `weather` (started at tests/client.rs:")
+            && report.contains("): verification failed:"),
         "{report}"
     );
     assert!(
@@ -985,6 +986,27 @@ fn a_request_for_a_method_the_server_lacks_shows_in_the_drop_report() {
         report.contains("request tools/lst -> error -32601 (did you mean `tools/list`?)"),
         "{report}"
     );
+}
+
+#[test]
+fn the_drop_report_names_where_the_test_started_the_server() {
+    // Arrange: the line of the `start()` call is the one the report must name.
+    let mut line = 0;
+    let server = served(
+        || {
+            let builder = MockMcpServer::builder().tool(Tool::echo().expect(1));
+            line = line!() + 1;
+            builder.start()
+        },
+        async |_| {},
+    );
+
+    // Act
+    let report = panic_text(move || drop(server));
+
+    // Assert: the test's file and line, not this crate's `Drop`.
+    let at = format!("(started at tests/client.rs:{line}:");
+    assert!(report.contains(&at), "expected {at} in: {report}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
