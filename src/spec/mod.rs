@@ -61,7 +61,7 @@ pub enum ResponseMode {
 /// Behavioural hints a client shows or acts on (spec `ToolAnnotations`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolAnnotations {
     /// A display title for the tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,7 +89,7 @@ impl ToolAnnotations {
 /// One tool of a server: what `tools/list` shows and how `tools/call` answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolSpec {
     /// Unique on the server: 1-128 letters, digits, `_`, `-` or `.`.
     pub name: String,
@@ -195,7 +195,7 @@ impl ToolSpec {
 /// Everything that defines one decoy server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ServerSpec {
     /// `serverInfo.name`.
     pub name: String,
