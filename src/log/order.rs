@@ -124,7 +124,7 @@ fn session_of<'a>(records: &'a [Record], index: &HashMap<u64, usize>, i: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::log::record::{Direction, RpcKind, RpcMessage};
+    use crate::log::record::RpcMessage;
     use crate::log::transcript::{Transcript, TranscriptEntry};
     use chrono::Utc;
     use serde_json::json;
@@ -183,25 +183,19 @@ mod tests {
     }
 
     fn call(id: u64, carried_by: u64, session: &str) -> Record {
-        record(
-            id,
-            Entry::Mcp(RpcMessage {
-                kind: RpcKind::Request,
-                direction: Direction::ClientToServer,
-                method: Some("tools/call".into()),
-                name: Some("echo".into()),
-                session: Some(session.into()),
-                protocol_version: None,
-                era: None,
-                carried_by: Some(carried_by),
-                message: json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call" }),
-                response: None,
-                duration_ms: None,
-                cancelled: false,
-                fault: None,
-                response_index: None,
-            }),
-        )
+        // Decoded rather than built, so a field added to `RpcMessage` (with its default)
+        // does not break this test.
+        let message: RpcMessage = serde_json::from_value(json!({
+            "kind": "request",
+            "direction": "client_to_server",
+            "method": "tools/call",
+            "name": "echo",
+            "session": session,
+            "carriedBy": carried_by,
+            "message": { "jsonrpc": "2.0", "id": 1, "method": "tools/call" },
+        }))
+        .expect("an RpcMessage");
+        record(id, Entry::Mcp(message))
     }
 
     /// The request lines of a transcript with each entry's kind, for comparing orders.

@@ -434,28 +434,23 @@ mod tests {
     use serde_json::json;
 
     fn call(id: u64, arguments: Value) -> Record {
+        // Decoded rather than built, so a field added to `RpcMessage` (with its default)
+        // does not break this test.
+        let message: RpcMessage = serde_json::from_value(json!({
+            "kind": "request",
+            "direction": "client_to_server",
+            "method": "tools/call",
+            "name": "echo",
+            "message": { "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": "echo", "arguments": arguments } },
+        }))
+        .expect("an RpcMessage");
         Record {
             id,
             source: 0,
             revision: id,
             at: Utc::now(),
-            entry: Entry::Mcp(RpcMessage {
-                kind: RpcKind::Request,
-                direction: Direction::ClientToServer,
-                method: Some("tools/call".into()),
-                name: Some("echo".into()),
-                session: None,
-                protocol_version: None,
-                era: None,
-                carried_by: None,
-                message: json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
-                    "params": { "name": "echo", "arguments": arguments } }),
-                response: None,
-                duration_ms: None,
-                cancelled: false,
-                fault: None,
-                response_index: None,
-            }),
+            entry: Entry::Mcp(message),
         }
     }
 
