@@ -92,7 +92,8 @@
 //! - [`spec`]: plain serde data shared by the builder and the app's `servers.json`; it also
 //!   defines [`Fault`], [`FaultRule`] and [`ProtocolVersion`], whose one path is the root.
 //! - [`log`]: the captured records, the bounded ring that holds them (crate-private),
-//!   typed queries (the OAuth reads in `log/oauth/`) and the snapshot view.
+//!   typed queries (the OAuth reads in `log/oauth/`) and the snapshot view (its order in
+//!   `log/order.rs`).
 //! - `macros`: `setters!` and `listing_setters!`, which write the builders' one-field
 //!   setters once.
 //! - `error`: the one error type ([`Error`], [`ItemKind`]) that every front end returns.

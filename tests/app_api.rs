@@ -598,6 +598,77 @@ async fn malformed_or_mistyped_bodies_are_400_naming_the_problem() {
 }
 
 #[tokio::test]
+async fn a_post_with_an_unknown_member_is_400_naming_it_on_every_route() {
+    // Arrange: each POST route, a body it would take but for one misspelt member (issue 12:
+    // these answered 201 and created something other than asked).
+    let api = Api::start("api-post-unknown");
+    let before = api.saved();
+    let cases = [
+        (
+            "/servers",
+            json!({ "name": "weather", "tool": [{ "name": "get_forecast" }] }),
+            "tool",
+        ),
+        (
+            "/servers",
+            json!({ "name": "weather", "tools": [{ "name": "x", "templat": {} }] }),
+            "tools[0].templat",
+        ),
+        (
+            "/servers/echo/tools",
+            json!({ "name": "x", "templat": { "content": [] } }),
+            "templat",
+        ),
+        (
+            "/servers/echo/tools",
+            json!({ "name": "x", "annotations": { "readOnly": true } }),
+            "annotations.readOnly",
+        ),
+        (
+            "/servers/echo/tools",
+            json!({ "name": "x", "script": [{ "step": "delay", "ms": 5, "unit": "s" }] }),
+            "script[0].unit",
+        ),
+        (
+            "/servers/echo/resources",
+            json!({ "uri": "memo://a", "name": "a", "text": "hi", "mime": "text/plain" }),
+            "mime",
+        ),
+        (
+            "/servers/echo/resource-templates",
+            json!({ "uriTemplate": "memo://{id}", "name": "m", "template": { "text": "x" }, "mime": "x" }),
+            "mime",
+        ),
+        (
+            "/servers/echo/prompts",
+            json!({ "name": "p", "argument": [{ "name": "city" }] }),
+            "argument",
+        ),
+        (
+            "/servers/echo/prompts",
+            json!({ "name": "p", "arguments": [{ "name": "city", "require": true }] }),
+            "arguments[0].require",
+        ),
+    ];
+
+    for (path, body, field) in cases {
+        // Act
+        let detail = api
+            .post(path, body)
+            .await
+            .problem(StatusCode::BAD_REQUEST, Some(field), path);
+
+        // Assert: worded as a PATCH words it.
+        let member = field.rsplit(['.', ']']).next().unwrap_or(field);
+        assert!(
+            detail.contains(&format!("unknown field `{member}`, expected")),
+            "{path}: {detail}"
+        );
+    }
+    assert_eq!(api.saved(), before, "nothing was created");
+}
+
+#[tokio::test]
 async fn unknown_routes_and_methods_answer_problems() {
     let api = Api::start("api-unknown");
     let detail =

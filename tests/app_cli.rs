@@ -243,6 +243,45 @@ fn schema_problems_in_servers_json_are_all_listed_with_their_pointers() {
 }
 
 #[test]
+fn unknown_members_in_servers_json_stop_start_up_naming_each_pointer() {
+    // Arrange: misspelt members at every depth a server has (issue 12: they were ignored).
+    let document = r#"{ "servers": [
+        { "name": "a", "tool": [ { "name": "get_forecast" } ] },
+        { "name": "b", "tools": [ { "name": "t", "templat": {}, "annotations": { "readOnly": true },
+            "script": [ { "step": "delay", "ms": 5, "unit": "s" } ] } ] },
+        { "name": "c", "resources": [ { "uri": "memo://a", "name": "a", "text": "hi", "mime": "x" } ],
+          "prompts": [ { "name": "p", "arguments": [ { "name": "city", "require": true } ] } ] }
+    ] }"#;
+
+    // Act
+    let (stderr, _, _dir) = refused("unknown-members", document);
+
+    // Assert: one problem per member, at its own pointer.
+    for pointer in [
+        "/servers/0/tool: unknown field `tool`",
+        "/servers/1/tools/0/templat: unknown field `templat`",
+        "/servers/1/tools/0/annotations/readOnly: unknown field `readOnly`",
+        "/servers/1/tools/0/script/0/unit: unknown field `unit`",
+        "/servers/2/resources/0/mime: unknown field `mime`",
+        "/servers/2/prompts/0/arguments/0/require: unknown field `require`",
+    ] {
+        assert!(stderr.contains(pointer), "{pointer} in: {stderr}");
+    }
+}
+
+#[test]
+fn a_resource_with_both_text_and_blob_in_servers_json_stops_start_up_naming_it() {
+    let (stderr, _, _dir) = refused(
+        "text-and-blob",
+        r#"{ "servers": [ { "name": "a", "resources": [ { "uri": "memo://a", "name": "a", "text": "hi", "blob": "aGk=" } ] } ] }"#,
+    );
+    assert!(
+        stderr.contains("/servers/0/resources/0: a resource has `text` or `blob`, not both"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn rule_problems_in_servers_json_are_all_listed_with_their_pointers() {
     let (stderr, _, _dir) = refused(
         "bad-rules",

@@ -92,6 +92,24 @@ async fn initialize_result_reflects_the_builder_configuration() {
 }
 
 #[tokio::test]
+async fn a_server_without_a_version_reports_a_fixed_one_not_the_crates() {
+    // Arrange
+    let server = MockMcpServer::builder().name("weather").start().await;
+
+    // Act
+    let client = connect(&server.url()).await;
+
+    // Assert: fixed, so upgrading mcp-decoy changes no snapshot of a user's traffic.
+    let info = client.peer_info().expect("rmcp kept no initialize result");
+    let server_info = info.server_info.as_ref().expect("no serverInfo");
+    assert_eq!(server_info.version, "0.0.0-mock");
+    assert_eq!(mcp_decoy::spec::DEFAULT_SERVER_VERSION, "0.0.0-mock");
+    client.cancel().await.expect("closing the client");
+
+    common::schema::assert_server_messages_valid(&server.log());
+}
+
+#[tokio::test]
 async fn an_initialize_asking_for_the_stateless_revision_gets_the_newest_legacy_one() {
     // Arrange: rmcp's default config asks `initialize` for its newest revision (2026-07-28
     // in rmcp 3.11), which has no `initialize`.
@@ -256,6 +274,12 @@ async fn calling_a_draft_tool_is_a_json_rpc_error() {
     };
     assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
     assert!(error.message.contains("get_forecast"), "{error:?}");
+    assert!(
+        error
+            .message
+            .contains("exists on this server as a draft and is not published"),
+        "the error says the tool is a draft: {error:?}"
+    );
     assert_eq!(
         server.call_count("get_forecast"),
         0,
@@ -808,7 +832,8 @@ fn the_drop_report_lists_the_calls_that_did_arrive() {
 
     // Assert
     assert!(
-        report.contains("mcp-decoy server `weather`: verification failed"),
+        report.contains("mcp-decoy server `weather` (started at tests/client.rs:")
+            && report.contains("): verification failed:"),
         "{report}"
     );
     assert!(
@@ -823,6 +848,165 @@ fn the_drop_report_lists_the_calls_that_did_arrive() {
         report.contains("tool `echo`: expected at least 1 call(s), received 0"),
         "{report}"
     );
+}
+
+/// Runs `scenario` against a server started by `start` on a runtime of its own, closes
+/// nothing, and returns the server for the test to drop outside any runtime.
+fn served<F>(start: impl FnOnce() -> F, scenario: impl AsyncFnOnce(&MockMcpServer)) -> MockMcpServer
+where
+    F: Future<Output = MockMcpServer>,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("building the test's runtime");
+    runtime.block_on(async {
+        let server = start().await;
+        scenario(&server).await;
+        server
+    })
+}
+
+#[test]
+fn a_typo_in_a_tool_name_shows_in_the_drop_report_with_the_name_meant() {
+    // Arrange: the test expects `get_weather`; the client calls `get_forecast`.
+    let server = served(
+        || {
+            MockMcpServer::builder()
+                .name("weather")
+                .tool(Tool::new("get_weather").expect(1))
+                .start()
+        },
+        async |server| {
+            let client = connect(&server.url()).await;
+            let outcome = client
+                .call_tool(call("get_forecast", json!({ "city": "Oslo" })))
+                .await;
+            assert!(outcome.is_err(), "no tool `get_forecast`: {outcome:?}");
+            client.cancel().await.expect("closing the client");
+        },
+    );
+
+    // Act
+    let report = panic_text(move || drop(server));
+
+    // Assert: the expectation, and the call that did arrive, with the name meant.
+    assert!(
+        report.contains("- tool `get_weather`: expected exactly 1 call(s), received 0\n  calls received:\n  (none)\n"),
+        "{report}"
+    );
+    let call = r#" request tools/call get_forecast {"city":"Oslo"} -> error -32602 (no tool has this name; did you mean `get_weather`?)"#;
+    assert!(
+        report.contains("calls of other tools (1):\n  #") && report.contains(call),
+        "{report}"
+    );
+}
+
+#[test]
+fn calls_of_a_draft_and_of_a_misspelt_tool_say_which_in_the_drop_report() {
+    // Arrange
+    let server = served(
+        || {
+            MockMcpServer::builder()
+                .tool(forecast_tool().expect(1))
+                .tool(Tool::new("get_alerts").draft())
+                .start()
+        },
+        async |server| {
+            let client = connect(&server.url()).await;
+            for tool in ["get_forcast", "get_alerts"] {
+                let outcome = client
+                    .call_tool(call(tool, json!({ "city": "Oslo" })))
+                    .await;
+                let Err(ServiceError::McpError(error)) = outcome else {
+                    panic!("calling `{tool}` must fail with a JSON-RPC error, got {outcome:?}");
+                };
+                assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{error:?}");
+            }
+            client.cancel().await.expect("closing the client");
+        },
+    );
+
+    // Act
+    let report = panic_text(move || drop(server));
+
+    // Assert
+    assert!(report.contains("calls of other tools (2):"), "{report}");
+    assert!(
+        report.contains(
+            "tools/call get_forcast {\"city\":\"Oslo\"} -> error -32602 (no tool has this name; did you mean `get_forecast`?)"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "tools/call get_alerts {\"city\":\"Oslo\"} -> error -32602 (it exists on this server as a draft and is not published, so clients can neither list nor call it)"
+        ),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_request_for_a_method_the_server_lacks_shows_in_the_drop_report() {
+    // Arrange: a raw client asks for `tools/lst` (rmcp sends no method it does not know).
+    let server = served(
+        || {
+            MockMcpServer::builder()
+                .tool(Tool::echo().expect(1))
+                .start()
+        },
+        async |server| {
+            let client = connect(&server.url()).await;
+            let answer = reqwest::Client::new()
+                .post(server.url())
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-session-id", only_session(server))
+                .header("mcp-protocol-version", "2025-11-25")
+                .body(r#"{"jsonrpc":"2.0","id":7,"method":"tools/lst","params":{}}"#)
+                .send()
+                .await
+                .expect("the raw POST could not be sent");
+            let body: Value = answer.json().await.expect("a JSON answer");
+            let message = body["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains("did you mean `tools/list`?"), "{body}");
+            client.cancel().await.expect("closing the client");
+        },
+    );
+
+    // Act
+    let report = panic_text(move || drop(server));
+
+    // Assert
+    assert!(
+        report.contains("requests for methods this server does not offer (1):"),
+        "{report}"
+    );
+    assert!(
+        report.contains("request tools/lst -> error -32601 (did you mean `tools/list`?)"),
+        "{report}"
+    );
+}
+
+#[test]
+fn the_drop_report_names_where_the_test_started_the_server() {
+    // Arrange: the line of the `start()` call is the one the report must name.
+    let mut line = 0;
+    let server = served(
+        || {
+            let builder = MockMcpServer::builder().tool(Tool::echo().expect(1));
+            line = line!() + 1;
+            builder.start()
+        },
+        async |_| {},
+    );
+
+    // Act
+    let report = panic_text(move || drop(server));
+
+    // Assert: the test's file and line, not this crate's `Drop`.
+    let at = format!("(started at tests/client.rs:{line}:");
+    assert!(report.contains(&at), "expected {at} in: {report}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -391,7 +391,8 @@ async fn verify_reports_every_unmet_response_with_the_calls_that_arrived() {
 
     // Assert
     assert!(
-        report.contains("mcp-decoy server `shop`: verification failed"),
+        report.contains("mcp-decoy server `shop` (started at tests/responses.rs:")
+            && report.contains("): verification failed:"),
         "{report}"
     );
     assert!(

@@ -1234,6 +1234,14 @@ async fn an_unknown_method_gets_method_not_found_in_a_200_response() {
     let body = peer.call(1, "resources/teleport", json!({})).await;
     let message = expect_error(&body, -32601);
     assert_mentions(&message, &["resources/teleport"]);
+    assert!(
+        !message.contains("did you mean"),
+        "no method is near: {message}"
+    );
+    // A likely typo gets the method meant.
+    let body = peer.call(2, "resources/lst", json!({})).await;
+    let message = expect_error(&body, -32601);
+    assert_mentions(&message, &["did you mean `resources/list`?"]);
 
     schema::assert_server_messages_valid(&server.log());
 }
@@ -1247,12 +1255,22 @@ async fn calling_an_unknown_tool_gets_invalid_params() {
         .start()
         .await;
     let (peer, _) = Peer::initialized(&server, "2025-11-25").await;
-    for (id, name) in [(1, "nope"), (2, "hidden")] {
+    // The message says why: the nearest published name, or that the tool is a draft.
+    let why = [
+        (1, "nope", "did you mean `echo`?"),
+        (
+            2,
+            "hidden",
+            "exists on this server as a draft and is not published",
+        ),
+    ];
+    for (id, name, hint) in why {
         let body = peer
             .call(id, "tools/call", json!({ "name": name, "arguments": {} }))
             .await;
         let message = expect_error(&body, -32602);
-        assert_mentions(&message, &[name]);
+        assert_mentions(&message, &[name, hint]);
+        assert_eq!(body["error"]["data"]["name"], name, "{body}");
     }
 
     schema::assert_server_messages_valid(&server.log());

@@ -108,10 +108,7 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
     let mut problems: Vec<Problem> = match VALIDATOR.as_ref() {
         Some(validator) => validator
             .iter_errors(document)
-            .map(|e| Problem {
-                pointer: e.instance_path().to_string(),
-                reason: e.to_string(),
-            })
+            .flat_map(|e| schema_problems(&e))
             .collect(),
         None => vec![Problem {
             pointer: String::new(),
@@ -121,12 +118,14 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
     if !problems.is_empty() {
         return Err(problems);
     }
-    let config: ConfigFile = match serde_json::from_value(document.clone()) {
+    // The schema passed, so what serde still refuses is a rule the schema cannot say (a
+    // resource with both `text` and `blob`); the path names the entry at fault.
+    let config: ConfigFile = match serde_path_to_error::deserialize(document) {
         Ok(config) => config,
         Err(error) => {
             return Err(vec![Problem {
-                pointer: String::new(),
-                reason: error.to_string(),
+                pointer: pointer_of(&error.path().to_string()),
+                reason: error.into_inner().to_string(),
             }]);
         }
     };
@@ -187,6 +186,62 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
     } else {
         Err(problems)
     }
+}
+
+/// The problems of one schema violation. An unknown member is named by its own pointer
+/// (`/servers/0/tool`), one problem per member, worded as serde and the REST API word it.
+fn schema_problems(error: &jsonschema::ValidationError<'_>) -> Vec<Problem> {
+    use jsonschema::error::ValidationErrorKind as Kind;
+    let at = error.instance_path().to_string();
+    let unknown_only = |errors: &Vec<jsonschema::ValidationError<'_>>| {
+        errors.iter().all(|e| {
+            matches!(
+                e.kind(),
+                Kind::AdditionalProperties { .. } | Kind::UnevaluatedProperties { .. }
+            )
+        })
+    };
+    match error.kind() {
+        // A tagged enum (a script step) fails every variant; when one variant fails only for
+        // unknown members, that is the variant meant, and those members are the problem.
+        Kind::OneOfNotValid { context } | Kind::AnyOf { context } => {
+            let mut meant = context.iter().filter(|errors| unknown_only(errors));
+            match (meant.next(), meant.next()) {
+                (Some(errors), None) => errors.iter().flat_map(schema_problems).collect(),
+                _ => vec![Problem {
+                    pointer: at,
+                    reason: error.to_string(),
+                }],
+            }
+        }
+        Kind::AdditionalProperties { unexpected } | Kind::UnevaluatedProperties { unexpected } => {
+            unexpected
+                .iter()
+                .map(|member| Problem {
+                    // RFC 6901: `~` and `/` inside a member name are escaped.
+                    pointer: format!("{at}/{}", member.replace('~', "~0").replace('/', "~1")),
+                    reason: format!("unknown field `{member}`"),
+                })
+                .collect()
+        }
+        _ => vec![Problem {
+            pointer: at,
+            reason: error.to_string(),
+        }],
+    }
+}
+
+/// A serde path (`servers[0].resources[1]`) as a JSON pointer (`/servers/0/resources/1`);
+/// `.` (the whole document) is the empty pointer.
+fn pointer_of(path: &str) -> String {
+    if path == "." {
+        return String::new();
+    }
+    format!(
+        "/{}",
+        path.replace('[', "/").replace(']', "").replace('.', "/")
+    )
+    .replace("//", "/")
 }
 
 /// Reads `path`, creating it with the default `echo` server when it does not exist.

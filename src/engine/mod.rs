@@ -10,6 +10,7 @@
 //! - [`capture`]: the recorder, the only writer of the traffic log's `mcp` records.
 //! - [`state`]: catalog, sessions and their streams, fault and response counters, expiry,
 //!   clock.
+//! - [`hint`]: what to tell a client that named a draft, no tool or no method.
 //! - [`validate`]: every check of a spec; [`protocol`]: the wire vocabulary; [`template`],
 //!   [`schema`], [`uri_template`]: json-e, JSON Schema and RFC 6570, as leaves.
 //!
@@ -21,6 +22,7 @@
 pub(crate) mod capture;
 pub(crate) mod edits;
 pub(crate) mod guard;
+pub(crate) mod hint;
 pub(crate) mod manifest;
 pub(crate) mod methods;
 pub(crate) mod oauth;

@@ -9,7 +9,10 @@ use std::sync::{Mutex, MutexGuard};
 use chrono::Utc;
 use tokio::sync::watch;
 
-use super::record::{Entry, Record};
+use super::record::{Entry, HttpKind, Record};
+
+/// The session header as the capture records it (names lower-case).
+const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The default number of records kept (product guide).
 pub(crate) const DEFAULT_LOG_LIMIT: usize = 10_000;
@@ -148,6 +151,32 @@ impl TrafficLog {
             Entry::Http(h) => Some((h.method.clone(), h.path.clone())),
             Entry::Mcp(_) => None,
         }
+    }
+
+    /// Whether server `source` has an event stream of session `session` whose end is not
+    /// recorded yet (its `stream_end` record is pushed when the response body drops).
+    pub(crate) fn has_open_stream(&self, source: u64, session: &str) -> bool {
+        let ring = self.ring();
+        let mut open: Vec<u64> = Vec::new();
+        for record in ring.records.iter().filter(|r| r.source == source) {
+            let Entry::Http(h) = &record.entry else {
+                continue;
+            };
+            match h.kind {
+                HttpKind::StreamEnd => open.retain(|id| Some(*id) != h.stream_of),
+                HttpKind::Exchange => {
+                    let of_session = h.request_header(SESSION_HEADER) == Some(session)
+                        || h.response_header(SESSION_HEADER) == Some(session);
+                    let stream = h
+                        .response_header("content-type")
+                        .is_some_and(|v| v.starts_with("text/event-stream"));
+                    if of_session && stream {
+                        open.push(record.id);
+                    }
+                }
+            }
+        }
+        !open.is_empty()
     }
 
     /// A copy of every record kept, oldest first.

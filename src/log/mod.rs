@@ -5,14 +5,15 @@
 
 mod buffer;
 mod oauth;
+mod order;
 mod query;
 mod record;
 mod transcript;
 
 pub(crate) use buffer::{DEFAULT_LOG_LIMIT, TrafficLog};
 pub use oauth::{AuthorizeRequest, Challenge, ClientAuth, OAuthLog, Registration, TokenRequest};
-pub(crate) use query::describe_mcp;
 pub use query::{FiredFault, HttpQuery, Log, McpQuery, ToolCall};
+pub(crate) use query::{describe_mcp, describe_with};
 pub use record::{
     Direction, Entry, Era, HttpExchange, HttpKind, Record, RpcKind, RpcMessage, Transport,
 };

@@ -345,16 +345,51 @@ impl<'a> HttpQuery<'a> {
     }
 }
 
-/// One line per message, for failure reports.
+/// How many messages a failure report lists; the rest are counted, so a log of 10,000
+/// records still gives a report one can read (the whole log is `server.log()`).
+pub(crate) const MAX_DESCRIBED: usize = 20;
+
+/// One line per message, at most [`MAX_DESCRIBED`], for failure reports.
 pub(crate) fn describe_mcp(items: &[(&Record, &RpcMessage)]) -> String {
+    describe_with(items, |_| None)
+}
+
+/// [`describe_mcp`] with a note after the lines `note` has one for.
+pub(crate) fn describe_with(
+    items: &[(&Record, &RpcMessage)],
+    note: impl Fn(&RpcMessage) -> Option<String>,
+) -> String {
     if items.is_empty() {
         return "  (none)\n".into();
     }
     let mut text = String::new();
-    for (record, m) in items {
-        let _ = writeln!(text, "  #{} {}", record.id, summary(m));
+    for (record, m) in items.iter().take(MAX_DESCRIBED) {
+        let _ = write!(text, "  #{} {}", record.id, summary(m));
+        if let Some(note) = note(m) {
+            let _ = write!(text, " ({note})");
+        }
+        text.push('\n');
+    }
+    if items.len() > MAX_DESCRIBED {
+        let _ = writeln!(
+            text,
+            "  ... and {} more (see `server.log()`)",
+            items.len() - MAX_DESCRIBED
+        );
     }
     text
+}
+
+/// How much of a call's arguments a report line shows.
+const MAX_ARGUMENTS: usize = 200;
+
+/// The JSON text of `value`, cut after [`MAX_ARGUMENTS`] characters.
+fn bounded(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(MAX_ARGUMENTS) {
+        Some((cut, _)) => format!("{}... ({} bytes)", &text[..cut], text.len()),
+        None => text,
+    }
 }
 
 /// `tools/call get_forecast {"city":"Oslo"} -> ok` style summary of a message.
@@ -370,7 +405,7 @@ fn summary(m: &RpcMessage) -> String {
         let _ = write!(text, " {name}");
     }
     if let Some(args) = m.params().get("arguments") {
-        let _ = write!(text, " {args}");
+        let _ = write!(text, " {}", bounded(args));
     }
     if m.kind == RpcKind::Request {
         let outcome = match (m.result(), m.error()) {
@@ -390,4 +425,57 @@ fn summary(m: &RpcMessage) -> String {
         }
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Utc;
+    use serde_json::json;
+
+    fn call(id: u64, arguments: Value) -> Record {
+        // Decoded rather than built, so a field added to `RpcMessage` (with its default)
+        // does not break this test.
+        let message: RpcMessage = serde_json::from_value(json!({
+            "kind": "request",
+            "direction": "client_to_server",
+            "method": "tools/call",
+            "name": "echo",
+            "message": { "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": "echo", "arguments": arguments } },
+        }))
+        .expect("an RpcMessage");
+        Record {
+            id,
+            source: 0,
+            revision: id,
+            at: Utc::now(),
+            entry: Entry::Mcp(message),
+        }
+    }
+
+    #[test]
+    fn a_report_lists_a_bounded_number_of_calls_with_bounded_arguments() {
+        // Arrange: more calls than a report lists, one with long arguments.
+        let mut records = vec![call(1, json!({ "text": "x".repeat(1_000) }))];
+        records.extend((2..=30).map(|id| call(id, json!({ "n": id }))));
+        let log = Log::new(records);
+
+        // Act
+        let text = describe_mcp(&log.mcp().records());
+
+        // Assert
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), MAX_DESCRIBED + 1, "{text}");
+        assert!(lines[0].len() < 300, "the arguments are cut: {}", lines[0]);
+        assert!(lines[0].contains("... (1011 bytes)"), "{}", lines[0]);
+        assert_eq!(
+            lines[1],
+            r#"  #2 request tools/call echo {"n":2} -> no response"#
+        );
+        assert_eq!(
+            lines[MAX_DESCRIBED],
+            "  ... and 10 more (see `server.log()`)"
+        );
+    }
 }

@@ -1,13 +1,15 @@
 //! A deterministic view of a log for snapshot tests: ids renumbered from 1, session ids
 //! replaced by `[session-N]` and registered OAuth client ids by `[client-N]` in order of
 //! appearance, times, durations and ports dropped (also inside URLs), volatile headers left
-//! out and credentials masked.
+//! out and credentials masked. Records are listed in arrival order, except where one client
+//! story can arrive in more than one order (see [`Transcript`]).
 
 use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::order::canonical;
 use super::record::{Entry, HttpKind, Record, RpcKind, Transport};
 
 /// The headers a transcript keeps; the others (date, user agent, content length, host with
@@ -27,9 +29,19 @@ const KEPT_HEADERS: &[&str] = &[
     "location",
 ];
 
-const SESSION_HEADER: &str = "mcp-session-id";
+pub(super) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The stable, serializable view returned by `Log::transcript`.
+///
+/// Entries follow the log's arrival order with two exceptions, both cases where the same
+/// client behaviour reaches the server in either order:
+///
+/// - An event stream opened with `GET` runs beside the session's requests, so when the client
+///   opened it is not part of its story: its exchange is listed just before the first message
+///   it carried, or else just before its `stream_end`, or else last.
+/// - A session's streams end when its `DELETE` ends the session, and a client that closes its
+///   streams itself before it sends `DELETE` races that: the `stream_end`s of the session around
+///   its `DELETE` are listed just before the `DELETE`, in the order their streams opened.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(transparent)]
 pub struct Transcript {
@@ -37,7 +49,7 @@ pub struct Transcript {
 }
 
 impl Transcript {
-    /// The entries, in log order.
+    /// The entries, in transcript order (see [`Transcript`]).
     pub fn entries(&self) -> &[TranscriptEntry] {
         &self.entries
     }
@@ -111,13 +123,14 @@ pub enum TranscriptEntry {
 
 impl Transcript {
     pub(crate) fn of(records: &[Record]) -> Transcript {
+        let records = canonical(records);
         let positions: HashMap<u64, usize> = records
             .iter()
             .enumerate()
             .map(|(i, r)| (r.id, i + 1))
             .collect();
         let mut sessions = Sessions::default();
-        let scrub = Scrub::of(records);
+        let scrub = Scrub::of(&records);
         let entries = records
             .iter()
             .enumerate()
@@ -210,7 +223,7 @@ struct Scrub {
 }
 
 impl Scrub {
-    fn of(records: &[Record]) -> Scrub {
+    fn of(records: &[&Record]) -> Scrub {
         let mut replacements: Vec<(String, String)> = Vec::new();
         let push = |replacements: &mut Vec<(String, String)>, from: String, to: String| {
             if !from.is_empty() && !replacements.iter().any(|(f, _)| *f == from) {

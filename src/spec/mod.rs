@@ -37,6 +37,10 @@ pub use script::{AskMethod, Listing, LogLevel, Step};
 pub use stdio::StdioSpec;
 pub(crate) use version::ProtocolVersion;
 
+/// The `serverInfo.version` of a server that sets none. Fixed rather than this crate's
+/// version, so upgrading mcp-decoy changes no snapshot of a test's traffic.
+pub const DEFAULT_SERVER_VERSION: &str = "0.0.0-mock";
+
 /// The template of a tool created without one: the call's arguments as JSON text
 /// (the product guide's default).
 pub fn default_template() -> Value {
@@ -59,7 +63,7 @@ pub enum ResponseMode {
 /// Behavioural hints a client shows or acts on (spec `ToolAnnotations`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolAnnotations {
     /// A display title for the tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,7 +91,7 @@ impl ToolAnnotations {
 /// One tool of a server: what `tools/list` shows and how `tools/call` answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolSpec {
     /// Unique on the server: 1-128 letters, digits, `_`, `-` or `.`.
     pub name: String,
@@ -193,12 +197,13 @@ impl ToolSpec {
 /// Everything that defines one decoy server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ServerSpec {
     /// `serverInfo.name`.
     pub name: String,
-    /// `serverInfo.version`.
-    #[serde(default = "crate_version")]
+    /// `serverInfo.version` (default `0.0.0-mock`: fixed, so upgrading mcp-decoy changes no
+    /// snapshot).
+    #[serde(default = "default_version")]
     pub version: String,
     /// `serverInfo.title`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -261,8 +266,8 @@ pub struct ServerSpec {
     pub stdio: StdioSpec,
 }
 
-fn crate_version() -> String {
-    env!("CARGO_PKG_VERSION").to_string()
+fn default_version() -> String {
+    DEFAULT_SERVER_VERSION.to_string()
 }
 
 impl ServerSpec {
@@ -270,7 +275,7 @@ impl ServerSpec {
     pub fn new(name: impl Into<String>) -> Self {
         ServerSpec {
             name: name.into(),
-            version: crate_version(),
+            version: default_version(),
             title: None,
             instructions: None,
             tools: Vec::new(),

@@ -8,7 +8,7 @@ use super::resource::{insert_opt, insert_text};
 /// One argument of a prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PromptArgumentSpec {
     /// The argument's name.
     pub name: String,
@@ -29,7 +29,7 @@ pub struct PromptArgumentSpec {
 /// A prompt: listed by `prompts/list`, rendered by `prompts/get`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PromptSpec {
     /// Unique on the server.
     pub name: String,

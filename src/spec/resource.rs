@@ -2,7 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value, json};
 
 /// What reading a static resource returns.
@@ -23,9 +24,14 @@ pub enum ResourceBody {
 }
 
 /// A static resource: listed by `resources/list`, read by `resources/read`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Decoding refuses unknown members, like every spec type; a resource has exactly one of
+/// `text` and `blob`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
+// `deny_unknown_fields` is for the JSON Schema (`unevaluatedProperties: false`); decoding
+// goes through `ResourceWire`, as serde cannot deny members around a flattened field.
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResourceSpec {
     /// The resource's URI, unique on the server.
     pub uri: String,
@@ -57,11 +63,70 @@ pub struct ResourceSpec {
     pub body: ResourceBody,
 }
 
+/// [`ResourceSpec`] as it is decoded: its contents spelled out as two members, so that serde
+/// can refuse any other (around a flattened field it would see every member as unknown).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ResourceWire {
+    uri: String,
+    name: String,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    mime_type: Option<String>,
+    #[serde(default)]
+    size: Option<u64>,
+    #[serde(default)]
+    annotations: Option<Value>,
+    #[serde(default)]
+    icons: Option<Value>,
+    #[serde(default, rename = "_meta")]
+    meta: Option<Value>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    blob: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for ResourceSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = ResourceWire::deserialize(deserializer)?;
+        let body = match (wire.text, wire.blob) {
+            (Some(text), None) => ResourceBody::Text { text },
+            (None, Some(blob)) => ResourceBody::Blob { blob },
+            (Some(_), Some(_)) => {
+                return Err(D::Error::custom(
+                    "a resource has `text` or `blob`, not both",
+                ));
+            }
+            (None, None) => {
+                return Err(D::Error::custom(
+                    "a resource needs its contents: `text` (UTF-8) or `blob` (base64)",
+                ));
+            }
+        };
+        Ok(ResourceSpec {
+            uri: wire.uri,
+            name: wire.name,
+            title: wire.title,
+            description: wire.description,
+            mime_type: wire.mime_type,
+            size: wire.size,
+            annotations: wire.annotations,
+            icons: wire.icons,
+            meta: wire.meta,
+            body,
+        })
+    }
+}
+
 /// A family of resources named by an RFC 6570 URI template; `resources/read` of a matching
 /// URI renders `template` with json-e over the matched variables.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResourceTemplateSpec {
     /// The URI template, e.g. `file:///{+path}` or `test://template/{id}/data`.
     pub uri_template: String,
@@ -201,4 +266,54 @@ pub(crate) fn insert_opt(out: &mut Map<String, Value>, key: &str, value: Option<
 /// [`insert_opt`] for a text member (`title`, `description`, `mimeType`).
 pub(crate) fn insert_text(out: &mut Map<String, Value>, key: &str, value: Option<&str>) {
     insert_opt(out, key, value.map(|text| json!(text)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(value: Value) -> Result<ResourceSpec, String> {
+        serde_json::from_value(value).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_resource_decodes_with_one_of_its_contents_and_no_other_member() {
+        let text = decode(
+            json!({ "uri": "memo://a", "name": "a", "text": "hi", "mimeType": "text/plain" }),
+        )
+        .expect("a text resource");
+        assert_eq!(text.body, ResourceBody::Text { text: "hi".into() });
+        assert_eq!(text.mime_type.as_deref(), Some("text/plain"));
+        let blob =
+            decode(json!({ "uri": "memo://b", "name": "b", "blob": "aGk=" })).expect("a blob");
+        assert_eq!(
+            blob.body,
+            ResourceBody::Blob {
+                blob: "aGk=".into()
+            }
+        );
+        // What serializes decodes again.
+        let again = decode(serde_json::to_value(&text).expect("JSON")).expect("round trip");
+        assert_eq!(again, text);
+
+        let unknown = decode(json!({ "uri": "memo://a", "name": "a", "text": "hi", "mime": "x" }));
+        assert!(
+            unknown
+                .as_ref()
+                .is_err_and(|e| e.contains("unknown field `mime`")),
+            "{unknown:?}"
+        );
+        let both = decode(json!({ "uri": "memo://a", "name": "a", "text": "hi", "blob": "aGk=" }));
+        assert!(
+            both.as_ref().is_err_and(|e| e.contains("not both")),
+            "{both:?}"
+        );
+        let neither = decode(json!({ "uri": "memo://a", "name": "a" }));
+        assert!(
+            neither
+                .as_ref()
+                .is_err_and(|e| e.contains("needs its contents")),
+            "{neither:?}"
+        );
+    }
 }

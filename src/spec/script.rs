@@ -87,7 +87,8 @@ fn default_ask_timeout() -> u64 {
 #[serde(
     tag = "step",
     rename_all = "camelCase",
-    rename_all_fields = "camelCase"
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
 )]
 #[non_exhaustive]
 pub enum Step {

@@ -54,7 +54,7 @@ fn body_rejection(rejection: BytesRejection) -> ApiError {
 /// Decodes a JSON value into `T`, naming the field at fault (`tools[0].name`) on failure.
 pub(crate) fn decode<T: DeserializeOwned>(value: &Value) -> Result<T, ApiError> {
     serde_path_to_error::deserialize(value).map_err(|error| {
-        let path = error.path().to_string();
+        let path = at_member(error.path().to_string(), &error.inner().to_string());
         let inner = error.into_inner();
         if path == "." {
             ApiError::bad_request("body", format!("the request body is invalid: {inner}"))
@@ -70,7 +70,7 @@ pub(crate) fn decode_member<T: DeserializeOwned>(
     value: &Value,
 ) -> Result<T, ApiError> {
     serde_path_to_error::deserialize(value).map_err(|error| {
-        let path = match error.path().to_string() {
+        let path = match at_member(error.path().to_string(), &error.inner().to_string()) {
             inner if inner == "." => member.to_string(),
             inner if inner.starts_with('[') => format!("{member}{inner}"),
             inner => format!("{member}.{inner}"),
@@ -78,6 +78,23 @@ pub(crate) fn decode_member<T: DeserializeOwned>(
         let inner = error.into_inner();
         ApiError::bad_request(path.clone(), format!("`{path}`: {inner}"))
     })
+}
+
+/// The path of a decode error, down to the member when the error is an unknown member:
+/// serde names it at the enclosing value for an internally tagged enum (a script step's
+/// `script[0]`), where a struct's would be `script[0].unit`.
+fn at_member(path: String, message: &str) -> String {
+    let member = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(member, _)| member);
+    match member {
+        Some(member) if path == "." => member.to_string(),
+        Some(member) if path != member && !path.ends_with(&format!(".{member}")) => {
+            format!("{path}.{member}")
+        }
+        _ => path,
+    }
 }
 
 /// The body as a JSON object, or a `400` saying it must be one.

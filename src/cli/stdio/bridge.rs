@@ -81,11 +81,8 @@ pub(super) async fn run(
         let mut stdin = tokio::io::stdin();
         let mut chunk = vec![0u8; 64 * 1024];
         loop {
-            let n = match stdin.read(&mut chunk).await {
-                Ok(n) => n,
-                // Unreadable stdin: the client is as good as gone.
-                Err(_) => 0,
-            };
+            // Unreadable stdin counts as its end: the client is as good as gone.
+            let n = stdin.read(&mut chunk).await.unwrap_or_default();
             if n == 0 {
                 closed.store(true, Ordering::SeqCst);
                 // The server sees EOF and ends the session (or ignores it, if told to).

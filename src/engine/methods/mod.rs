@@ -93,9 +93,12 @@ pub(crate) fn unknown(kind: &str, field: &str, key: &str) -> RpcError {
 }
 
 pub(crate) fn method_not_found(method: &str) -> RpcError {
+    let hint = crate::engine::hint::nearest_method(method)
+        .map(|near| format!("; did you mean `{near}`?"))
+        .unwrap_or_default();
     RpcError::new(
         code::METHOD_NOT_FOUND,
-        format!("Method not found: `{method}` is not a method this server offers"),
+        format!("Method not found: `{method}` is not a method this server offers{hint}"),
     )
 }
 

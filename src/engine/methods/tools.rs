@@ -32,7 +32,12 @@ pub(crate) async fn call(ctx: &RequestCtx) -> Result<Value, RpcError> {
         }
     };
     let Some(tool) = ctx.engine.catalog.tools.get(name) else {
-        return Err(unknown("tool", "name", name));
+        let mut error = unknown("tool", "name", name);
+        // A draft, or a typo: say which, so the client's error shows the fix.
+        if let Some(miss) = ctx.engine.tool_miss(name) {
+            error.message = format!("{}: {miss}", error.message);
+        }
+        return Err(error);
     };
     ctx.engine.catalog.count_call(name);
     let mut context = json!({ "args": args, "answers": {} });

@@ -44,5 +44,35 @@ impl Method {
     }
 }
 
+/// The name of every [`Method`], for hints to a client that asked for another.
+pub(crate) const NAMES: &[&str] = &[
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "server/discover",
+    "subscriptions/listen",
+];
+
 /// `initialize`, which opens a legacy session and so is no method of one.
 pub(crate) const INITIALIZE: &str = "initialize";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_parses_to_a_method() {
+        for name in NAMES {
+            assert!(Method::parse(name).is_some(), "{name}");
+        }
+    }
+}

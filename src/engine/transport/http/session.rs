@@ -2,6 +2,7 @@
 //! `Last-Event-ID`), DELETE ends the session (2025-11-25 transports page).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
@@ -83,9 +84,29 @@ pub(crate) async fn delete(State(engine): State<Arc<Engine>>, request: Request) 
     match admit::session(&engine, &inbound) {
         Ok(session) => {
             engine.sessions.remove(&session.id);
+            streams_ended(&engine, &session.id).await;
             StatusCode::OK.into_response()
         }
         Err((status, error)) => refusal(status, &error),
+    }
+}
+
+/// How long a DELETE waits for the ends of its session's streams. Woken by the session's
+/// end, they finish as soon as their connections run; this only bounds a stream whose
+/// client stopped reading (its body is not polled again until the socket drains).
+const STREAMS_END_WITHIN: Duration = Duration::from_millis(500);
+
+/// Waits until the log holds the `stream_end` of every stream of the ended session, so a
+/// client that reads the log once its DELETE is answered finds the whole session there
+/// (the transcript then orders those ends before the DELETE either way).
+async fn streams_ended(engine: &Engine, session: &str) {
+    let mut changes = engine.log.subscribe();
+    let deadline = tokio::time::Instant::now() + STREAMS_END_WITHIN;
+    while engine.log.has_open_stream(engine.source, session) {
+        let woke = tokio::time::timeout_at(deadline, changes.changed()).await;
+        if !matches!(woke, Ok(Ok(()))) {
+            return;
+        }
     }
 }
 

@@ -1,0 +1,297 @@
+//! The order of a transcript: arrival order, except where the network lets one client
+//! story arrive in more than one order (the rules are on [`Transcript`]). Pure: records in,
+//! the same records out, reordered.
+
+use std::collections::HashMap;
+
+use super::record::{Entry, HttpExchange, HttpKind, Record};
+use super::transcript::SESSION_HEADER;
+#[cfg(doc)]
+use super::transcript::Transcript;
+
+/// The records in transcript order (the rules are on [`Transcript`]): arrival order, with
+/// `GET` streams moved down to where they first matter and the stream ends around a
+/// session's `DELETE` moved before it, so that every order the network allows for one
+/// client's story gives one transcript.
+pub(super) fn canonical(records: &[Record]) -> Vec<&Record> {
+    let index: HashMap<u64, usize> = records.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+    let session = |i: usize| session_of(records, &index, i);
+    let mut order: Vec<usize> = (0..records.len()).collect();
+
+    // Stream ends around each DELETE: collected on both sides, up to the nearest other
+    // record of the same session, then put back just before the DELETE.
+    let mut at = 0;
+    while at < order.len() {
+        let deleted = match http(&records[order[at]]) {
+            Some(h) if h.kind == HttpKind::Exchange && h.method == "DELETE" => session(order[at]),
+            _ => None,
+        };
+        let Some(deleted) = deleted else {
+            at += 1;
+            continue;
+        };
+        let is_end = |i: usize| http(&records[i]).is_some_and(|h| h.kind == HttpKind::StreamEnd);
+        let mut ends: Vec<usize> = Vec::new();
+        for &i in order[..at].iter().rev() {
+            if session(i) == Some(deleted) {
+                if !is_end(i) {
+                    break;
+                }
+                ends.push(i);
+            }
+        }
+        for &i in &order[at + 1..] {
+            if session(i) == Some(deleted) {
+                if !is_end(i) {
+                    break;
+                }
+                ends.push(i);
+            }
+        }
+        // Opening order: the stream_of exchange's place in the log.
+        ends.sort_by_key(|&i| stream_of(records, &index, i).unwrap_or(i));
+        let delete = order[at];
+        order.retain(|i| !ends.contains(i));
+        let Some(place) = order.iter().position(|&i| i == delete) else {
+            break;
+        };
+        let moved = ends.len();
+        order.splice(place..place, ends);
+        at = place + moved + 1;
+    }
+
+    // GET streams, each moved down to just before the first record that is its own.
+    for g in 0..records.len() {
+        let Some(h) = http(&records[g]) else {
+            continue;
+        };
+        if h.kind != HttpKind::Exchange || h.method != "GET" || !is_event_stream(h) {
+            continue;
+        }
+        let id = records[g].id;
+        let Some(from) = order.iter().position(|&i| i == g) else {
+            continue;
+        };
+        order.remove(from);
+        let own = order[from..].iter().position(|&i| match &records[i].entry {
+            Entry::Http(e) => e.stream_of == Some(id),
+            Entry::Mcp(m) => m.carried_by == Some(id),
+        });
+        match own {
+            Some(offset) => order.insert(from + offset, g),
+            None => order.push(g),
+        }
+    }
+    order.into_iter().map(|i| &records[i]).collect()
+}
+
+fn http(record: &Record) -> Option<&HttpExchange> {
+    match &record.entry {
+        Entry::Http(h) => Some(h),
+        Entry::Mcp(_) => None,
+    }
+}
+
+fn is_event_stream(h: &HttpExchange) -> bool {
+    h.response_header("content-type")
+        .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+/// For a stream end, the log index of the exchange that opened its stream.
+fn stream_of(records: &[Record], index: &HashMap<u64, usize>, i: usize) -> Option<usize> {
+    http(&records[i])
+        .and_then(|h| h.stream_of)
+        .and_then(|id| index.get(&id).copied())
+}
+
+/// The session record `i` belongs to: the session header of an exchange (sent, or minted by
+/// `initialize`), the session of the exchange whose stream ended, a message's own.
+fn session_of<'a>(records: &'a [Record], index: &HashMap<u64, usize>, i: usize) -> Option<&'a str> {
+    match &records[i].entry {
+        Entry::Http(h) if h.kind == HttpKind::StreamEnd => {
+            let opened = stream_of(records, index, i)?;
+            let h = http(&records[opened])?;
+            h.request_header(SESSION_HEADER)
+                .or_else(|| h.response_header(SESSION_HEADER))
+        }
+        Entry::Http(h) => h
+            .request_header(SESSION_HEADER)
+            .or_else(|| h.response_header(SESSION_HEADER)),
+        Entry::Mcp(m) => m.session.as_deref(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::record::RpcMessage;
+    use crate::log::transcript::{Transcript, TranscriptEntry};
+    use chrono::Utc;
+    use serde_json::json;
+
+    fn record(id: u64, entry: Entry) -> Record {
+        Record {
+            id,
+            source: 0,
+            revision: id,
+            at: Utc::now(),
+            entry,
+        }
+    }
+
+    fn exchange(id: u64, method: &str, session: &str, stream: bool) -> Record {
+        let content_type = if stream {
+            "text/event-stream"
+        } else {
+            "application/json"
+        };
+        record(
+            id,
+            Entry::Http(HttpExchange {
+                kind: HttpKind::Exchange,
+                method: method.into(),
+                path: "/mcp".into(),
+                query: None,
+                request_headers: vec![(SESSION_HEADER.into(), session.into())],
+                request_body: None,
+                status: Some(200),
+                response_headers: vec![("content-type".into(), content_type.into())],
+                response_body: None,
+                duration_ms: None,
+                stream_of: None,
+            }),
+        )
+    }
+
+    fn stream_end(id: u64, of: u64, method: &str) -> Record {
+        record(
+            id,
+            Entry::Http(HttpExchange {
+                kind: HttpKind::StreamEnd,
+                method: method.into(),
+                path: "/mcp".into(),
+                query: None,
+                request_headers: Vec::new(),
+                request_body: None,
+                status: None,
+                response_headers: Vec::new(),
+                response_body: None,
+                duration_ms: None,
+                stream_of: Some(of),
+            }),
+        )
+    }
+
+    fn call(id: u64, carried_by: u64, session: &str) -> Record {
+        // Decoded rather than built, so a field added to `RpcMessage` (with its default)
+        // does not break this test.
+        let message: RpcMessage = serde_json::from_value(json!({
+            "kind": "request",
+            "direction": "client_to_server",
+            "method": "tools/call",
+            "name": "echo",
+            "session": session,
+            "carriedBy": carried_by,
+            "message": { "jsonrpc": "2.0", "id": 1, "method": "tools/call" },
+        }))
+        .expect("an RpcMessage");
+        record(id, Entry::Mcp(message))
+    }
+
+    /// The request lines of a transcript with each entry's kind, for comparing orders.
+    fn story(records: &[Record]) -> Vec<String> {
+        Transcript::of(records)
+            .entries()
+            .iter()
+            .map(|entry| match entry {
+                TranscriptEntry::Http { kind, request, .. } => format!("{request} {kind:?}"),
+                TranscriptEntry::Mcp { carried_by, .. } => format!("mcp by {carried_by:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_session_closed_by_its_client_gives_one_transcript_whatever_the_arrival_order() {
+        // Arrange: the GET opens before or after the call, its end comes before or after
+        // the DELETE: the four orders a client that closes its own session can produce.
+        let get = || exchange(1, "GET", "s", true);
+        let post = || exchange(2, "POST", "s", false);
+        let call = || call(3, 2, "s");
+        let end = || stream_end(4, 1, "GET");
+        let delete = || exchange(5, "DELETE", "s", false);
+        let orders = [
+            vec![get(), post(), call(), end(), delete()],
+            vec![get(), post(), call(), delete(), end()],
+            vec![post(), call(), get(), end(), delete()],
+            vec![post(), call(), get(), delete(), end()],
+        ];
+
+        // Act
+        let stories: Vec<Vec<String>> = orders.iter().map(|o| story(o)).collect();
+
+        // Assert
+        assert_eq!(
+            stories[0],
+            [
+                "POST /mcp Exchange",
+                "mcp by Some(1)",
+                "GET /mcp Exchange",
+                "GET /mcp StreamEnd",
+                "DELETE /mcp Exchange"
+            ]
+        );
+        for other in &stories[1..] {
+            assert_eq!(other, &stories[0]);
+        }
+        let Some(TranscriptEntry::Http { stream_of, .. }) =
+            Transcript::of(&orders[1]).entries().get(3).cloned()
+        else {
+            panic!("the stream end is the fourth entry");
+        };
+        assert_eq!(stream_of, Some(3), "stream_of follows the GET's new place");
+    }
+
+    #[test]
+    fn a_get_stream_sits_before_the_first_message_it_carried() {
+        // Arrange: a GET that carried a message, opened before an unrelated call.
+        let records = vec![
+            exchange(1, "GET", "s", true),
+            exchange(2, "POST", "s", false),
+            call(3, 2, "s"),
+            call(4, 1, "s"),
+        ];
+
+        // Act + Assert
+        assert_eq!(
+            story(&records),
+            [
+                "POST /mcp Exchange",
+                "mcp by Some(1)",
+                "GET /mcp Exchange",
+                "mcp by Some(3)"
+            ]
+        );
+    }
+
+    #[test]
+    fn stream_ends_after_later_requests_of_the_session_stay_where_they_are() {
+        // Arrange: the DELETE was refused and the session went on; the stream ended later.
+        let records = vec![
+            exchange(1, "GET", "s", true),
+            exchange(2, "DELETE", "s", false),
+            exchange(3, "POST", "s", false),
+            stream_end(4, 1, "GET"),
+        ];
+
+        // Act + Assert
+        assert_eq!(
+            story(&records),
+            [
+                "DELETE /mcp Exchange",
+                "POST /mcp Exchange",
+                "GET /mcp Exchange",
+                "GET /mcp StreamEnd"
+            ]
+        );
+    }
+}
