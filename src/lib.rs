@@ -50,6 +50,11 @@
 //!   snapshot view ([`log::Transcript`]).
 //! - [`spec`]: plain serde data ([`spec::ServerSpec`], [`spec::ToolSpec`], scripts,
 //!   delays, OAuth settings) shared by the builders and the app's `servers.json`.
+//! - [`guide`]: the guides, with runnable examples: [tools](guide::tools),
+//!   [faults](guide::faults), [resources and prompts](guide::catalog),
+//!   [the capture](guide::capture), [transports](guide::transports),
+//!   [guards](guide::guards), [OAuth](guide::oauth), [protocol](guide::protocol) and
+//!   [the app](guide::app).
 //!
 //! ## Layout
 //! - `fixture`: the builder, the server handle (`fixture/server/`: live catalog edits,
@@ -110,7 +115,8 @@
 //! blocking; `shutdown().await` also waits until the port is closed.
 //!
 //! ## Protocol
-//! Streamable HTTP of both protocol eras, on one endpoint:
+//! Streamable HTTP of both protocol eras, on one endpoint (and the same messages over the
+//! in-memory duplex and stdio, [`guide::transports`]):
 //! - **Legacy**, revisions 2025-03-26, 2025-06-18 and 2025-11-25: `initialize` opens a
 //!   session (`Mcp-Session-Id`), POST carries JSON-RPC, GET opens the session's event
 //!   stream, DELETE ends it; 2025-03-26 also takes JSON-RPC batches.
@@ -136,6 +142,7 @@ pub mod cli;
 mod engine;
 mod error;
 mod fixture;
+pub mod guide;
 pub mod log;
 pub use fixture::{matchers, presets};
 pub mod spec;
