@@ -793,6 +793,83 @@ async fn servers_are_created_read_updated_and_deleted_and_servers_json_follows_e
 }
 
 #[tokio::test]
+async fn validate_arguments_is_a_server_setting_patched_over_rest_and_kept_in_servers_json() {
+    // Arrange: a server whose tool wants an integer `limit`; validation is off by default.
+    let api = Api::start("api-validate");
+    let tool = json!({
+        "name": "search",
+        "inputSchema": { "type": "object", "properties": { "limit": { "type": "integer" } } }
+    });
+    api.post("/servers", json!({ "name": "shop", "tools": [tool] }))
+        .await
+        .expect(StatusCode::CREATED, "create shop");
+    let client = connect(&api.mcp_url("shop")).await;
+    let answered = call_ok(&client, "search", json!({ "limit": "5" })).await;
+    assert!(
+        !answered.is_error.unwrap_or(false),
+        "off: answered as usual"
+    );
+    client.cancel().await.expect("the client closes");
+
+    // Act: turn it on.
+    let patched = api
+        .patch("/servers/shop", json!({ "validateArguments": true }))
+        .await
+        .expect(StatusCode::OK, "patch validateArguments");
+
+    // Assert: the setting reads back, is saved, and a reconnecting client is refused.
+    assert_eq!(patched["validateArguments"], true);
+    assert_eq!(
+        api.saved_server("shop").expect("shop is saved")["validateArguments"],
+        true
+    );
+    let client = connect(&api.mcp_url("shop")).await;
+    let refused = tokio::time::timeout(
+        PATIENCE,
+        client.call_tool(common::call("search", json!({ "limit": "5" }))),
+    )
+    .await
+    .expect("the call is answered in time");
+    match refused {
+        Err(rmcp::ServiceError::McpError(error)) => {
+            assert_eq!(error.code.0, -32602);
+            assert!(
+                error
+                    .message
+                    .contains(r#"at /limit: "5" is not of type "integer""#),
+                "{}",
+                error.message
+            );
+        }
+        other => panic!("expected -32602, got {other:?}"),
+    }
+    client.cancel().await.expect("the client closes");
+
+    // The capture the API serves records the violation on the call.
+    let logs = api
+        .get("/servers/shop/logs?limit=1000")
+        .await
+        .expect(StatusCode::OK, "logs");
+    let flagged: Vec<&Value> = logs["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .filter(|r| r.get("argumentErrors").is_some())
+        .collect();
+    assert_eq!(flagged.len(), 1, "{logs}");
+    assert_eq!(flagged[0]["argumentErrors"][0]["pointer"], "/limit");
+
+    // `null` resets it to the default, which servers.json leaves out.
+    let reset = api
+        .patch("/servers/shop", json!({ "validateArguments": null }))
+        .await
+        .expect(StatusCode::OK, "reset validateArguments");
+    assert!(reset.get("validateArguments").is_none(), "{reset}");
+    let saved = api.saved_server("shop").expect("shop is saved");
+    assert!(saved.get("validateArguments").is_none(), "{saved}");
+}
+
+#[tokio::test]
 async fn deleting_a_server_closes_its_sessions() {
     let api = Api::start("api-delete-sessions");
     let _client = connect(&api.mcp_url("echo")).await;

@@ -537,6 +537,52 @@ async fn a_server_added_to_servers_json_before_start_is_hosted() {
     client.cancel().await.expect("the client closes");
 }
 
+#[tokio::test]
+async fn a_server_with_validate_arguments_in_servers_json_refuses_invalid_arguments() {
+    // Arrange
+    let dir = Scratch::new("validating");
+    write_json(
+        &dir.path().join("servers.json"),
+        &json!({ "servers": [{
+            "name": "shop",
+            "validateArguments": true,
+            "tools": [{
+                "name": "search",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { "query": { "type": "string" } },
+                    "required": ["query"]
+                }
+            }]
+        }] }),
+    );
+    let app = Running::start(dir.path());
+    let client = common::connect(&app.mcp_url("shop")).await;
+
+    // Act
+    let refused = client
+        .call_tool(common::call("search", json!({ "query": 7 })))
+        .await;
+    let valid = common::call_ok(&client, "search", json!({ "query": "rust" })).await;
+
+    // Assert
+    match refused {
+        Err(rmcp::ServiceError::McpError(error)) => {
+            assert_eq!(error.code.0, -32602);
+            assert!(
+                error
+                    .message
+                    .contains(r#"at /query: 7 is not of type "string""#),
+                "{}",
+                error.message
+            );
+        }
+        other => panic!("expected -32602, got {other:?}"),
+    }
+    assert!(!valid.is_error.unwrap_or(false));
+    client.cancel().await.expect("the client closes");
+}
+
 // ---------------------------------------------------------------------------------------
 // The skill
 

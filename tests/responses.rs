@@ -421,6 +421,95 @@ async fn verify_reports_every_unmet_response_with_the_calls_that_arrived() {
     );
 }
 
+#[tokio::test]
+async fn a_response_that_got_too_few_calls_says_which_condition_failed_at_which_pointer() {
+    // Arrange: the test expects big searches; the client under test sends small ones.
+    let server = MockMcpServer::builder()
+        .name("shop")
+        .tool(
+            Tool::new("search")
+                .respond(
+                    Response::ok(said("many"))
+                        .when(all([arg("query").present(), arg("limit").gt(100)]))
+                        .named("big")
+                        .expect(1..),
+                )
+                .respond(Response::ok(said("none")).when(arg("region").eq("eu")))
+                .respond_with(said("fallback")),
+        )
+        .start()
+        .await;
+    let client = connect(&server.url()).await;
+
+    // Act
+    call_ok(&client, "search", json!({ "query": "rust", "limit": 5 })).await;
+    call_ok(&client, "search", json!({ "limit": 500 })).await;
+    client.cancel().await.expect("closing the client");
+    let report = panic_text(move || drop(server));
+
+    // Assert: each call the response did not answer, with the condition that failed, its
+    // pointer and what was there, written as the test wrote the condition.
+    let lines: Vec<&str> = report.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("- tool `search`, response #0 (`big`)"))
+        .unwrap_or_else(|| panic!("the unmet response is reported: {report}"));
+    assert_eq!(
+        lines[at],
+        "- tool `search`, response #0 (`big`): expected at least 1 call(s), received 0"
+    );
+    assert_eq!(lines[at + 1], "  calls received:");
+    assert!(
+        lines[at + 2].ends_with(r#"request tools/call search {"query":"rust","limit":5} -> ok"#),
+        "{report}"
+    );
+    assert_eq!(
+        lines[at + 3],
+        r#"      response #0: `arg("limit").gt(100)` failed at /limit: 5 is not > 100"#
+    );
+    assert!(
+        lines[at + 4].ends_with(r#"request tools/call search {"limit":500} -> ok"#),
+        "{report}"
+    );
+    assert_eq!(
+        lines[at + 5],
+        r#"      response #0: `arg("query").present()` failed at /query: nothing there"#
+    );
+    assert_eq!(lines.len(), at + 6, "nothing else is reported: {report}");
+}
+
+#[tokio::test]
+async fn a_response_that_got_too_many_calls_explains_no_condition() {
+    // Arrange: a condition that holds for every call, expected at most once.
+    let server = MockMcpServer::builder()
+        .tool(
+            Tool::new("search").respond(
+                Response::ok(said("many"))
+                    .when(arg("limit").gt(1))
+                    .expect(..=1),
+            ),
+        )
+        .start()
+        .await;
+    let client = connect(&server.url()).await;
+    call_ok(&client, "search", json!({ "limit": 5 })).await;
+    call_ok(&client, "search", json!({ "limit": 6 })).await;
+    call_ok(&client, "search", json!({ "limit": 0 })).await;
+    client.cancel().await.expect("closing the client");
+
+    // Act
+    let report = panic_text(move || drop(server));
+
+    // Assert: too many is about the calls it answered; the one it did not answer is listed
+    // without an explanation, which would only be noise here.
+    assert!(
+        report.contains("expected between 0 and 1 call(s), received 2"),
+        "{report}"
+    );
+    assert!(report.contains(r#"{"limit":0} -> ok"#), "{report}");
+    assert!(!report.contains("failed at"), "{report}");
+}
+
 // ---------------------------------------------------------------------------------------
 // Presets
 // ---------------------------------------------------------------------------------------

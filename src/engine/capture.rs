@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::Engine;
 use super::state::session::Session;
-use crate::log::{Direction, Entry, Era, RpcKind, RpcMessage, Transport};
+use crate::log::{ArgumentError, Direction, Entry, Era, RpcKind, RpcMessage, Transport};
 
 /// The id of the transport record (an HTTP exchange) that carried a message, for linking.
 #[derive(Debug, Clone, Copy)]
@@ -107,6 +107,7 @@ impl Recorder {
                 cancelled: false,
                 fault: None,
                 response_index: None,
+                argument_errors: Vec::new(),
             }),
         );
         Recorder {
@@ -172,6 +173,17 @@ impl Recorder {
     }
 }
 
+impl Recorder {
+    /// Lists how the request's arguments break its tool's `inputSchema` (the plan found them).
+    pub(crate) fn invalid_arguments(&self, errors: &[ArgumentError]) {
+        self.engine.log.update(self.id, |entry| {
+            if let Entry::Mcp(m) = entry {
+                m.argument_errors = errors.to_vec();
+            }
+        });
+    }
+}
+
 impl Drop for Recorder {
     fn drop(&mut self) {
         if self.open {
@@ -229,6 +241,7 @@ pub(crate) fn sent(
             cancelled: false,
             fault: None,
             response_index: None,
+            argument_errors: Vec::new(),
         }),
     );
 }

@@ -111,6 +111,16 @@ impl Engine {
         self.responses.count(tool, index)
     }
 
+    /// Why `when` did not hold for a call's `args` (`None` when it holds), as the drop
+    /// report explains a response that got fewer calls than expected.
+    pub(crate) fn why_not(
+        &self,
+        when: &crate::spec::Matcher,
+        args: &serde_json::Value,
+    ) -> Option<String> {
+        self.responses.why_not(when, args)
+    }
+
     /// Starts a tool's response sequences over.
     pub(crate) fn reset_responses(&self, tool: &str) {
         self.responses.reset(tool);

@@ -11,6 +11,7 @@
 //! - [`state`]: catalog, sessions and their streams, fault and response counters, expiry,
 //!   clock.
 //! - [`hint`]: what to tell a client that named a draft, no tool or no method.
+//! - [`arguments`]: how a call's arguments break its tool's `inputSchema`.
 //! - [`validate`]: every check of a spec; [`protocol`]: the wire vocabulary; [`template`],
 //!   [`schema`], [`uri_template`]: json-e, JSON Schema and RFC 6570, as leaves.
 //!
@@ -19,6 +20,7 @@
 //! `methods::request` → `methods::tools::call` → back as an `Outcome` →
 //! `transport::http::render`.
 
+pub(crate) mod arguments;
 pub(crate) mod capture;
 pub(crate) mod edits;
 pub(crate) mod guard;
@@ -210,19 +212,24 @@ impl Engine {
     /// The compiled output schema of a tool, cached by schema text; `None` when the tool has
     /// none or it cannot be compiled (a remote `$ref`, which is never fetched).
     pub(crate) fn output_validator(&self, tool: &ToolSpec) -> Option<Arc<jsonschema::Validator>> {
-        let schema = tool.output_schema.as_ref()?;
+        self.validator(tool.output_schema.as_ref()?).ok()
+    }
+
+    /// A compiled schema, cached by its text (input and output schemas share the cache), or
+    /// why it does not compile (a remote `$ref`, which is never fetched).
+    pub(crate) fn validator(&self, schema: &Value) -> Result<Arc<jsonschema::Validator>, String> {
         let key = schema.to_string();
         let mut cache = self.validators.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(validator) = cache.get(&key) {
-            return Some(validator.clone());
+            return Ok(validator.clone());
         }
-        let validator = Arc::new(jsonschema::validator_for(schema).ok()?);
+        let validator = Arc::new(jsonschema::validator_for(schema).map_err(|e| e.to_string())?);
         // Bounded: a test that edits tools in a loop must not grow this without end.
         if cache.len() >= 256 {
             cache.clear();
         }
         cache.insert(key, validator.clone());
-        Some(validator)
+        Ok(validator)
     }
 
     /// Whether the server declares the `prompts` capability.

@@ -300,6 +300,7 @@ mod tests {
             cancelled: false,
             fault: None,
             response_index: None,
+            argument_errors: Vec::new(),
         })
     }
 

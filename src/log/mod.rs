@@ -13,8 +13,9 @@ mod transcript;
 pub(crate) use buffer::{DEFAULT_LOG_LIMIT, TrafficLog};
 pub use oauth::{AuthorizeRequest, Challenge, ClientAuth, OAuthLog, Registration, TokenRequest};
 pub use query::{FiredFault, HttpQuery, Log, McpQuery, ToolCall};
-pub(crate) use query::{describe_mcp, describe_with};
+pub(crate) use query::{MAX_DESCRIBED, bounded, describe_detailed, describe_mcp, describe_with};
 pub use record::{
-    Direction, Entry, Era, HttpExchange, HttpKind, Record, RpcKind, RpcMessage, Transport,
+    ArgumentError, Direction, Entry, Era, HttpExchange, HttpKind, Record, RpcKind, RpcMessage,
+    Transport,
 };
 pub use transcript::{Transcript, TranscriptEntry};

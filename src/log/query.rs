@@ -359,6 +359,15 @@ pub(crate) fn describe_with(
     items: &[(&Record, &RpcMessage)],
     note: impl Fn(&RpcMessage) -> Option<String>,
 ) -> String {
+    describe_detailed(items, note, |_| None)
+}
+
+/// [`describe_with`], with a line under each message `detail` has one for.
+pub(crate) fn describe_detailed(
+    items: &[(&Record, &RpcMessage)],
+    note: impl Fn(&RpcMessage) -> Option<String>,
+    detail: impl Fn(&RpcMessage) -> Option<String>,
+) -> String {
     if items.is_empty() {
         return "  (none)\n".into();
     }
@@ -369,6 +378,9 @@ pub(crate) fn describe_with(
             let _ = write!(text, " ({note})");
         }
         text.push('\n');
+        if let Some(detail) = detail(m) {
+            let _ = writeln!(text, "      {detail}");
+        }
     }
     if items.len() > MAX_DESCRIBED {
         let _ = writeln!(
@@ -384,7 +396,7 @@ pub(crate) fn describe_with(
 const MAX_ARGUMENTS: usize = 200;
 
 /// The JSON text of `value`, cut after [`MAX_ARGUMENTS`] characters.
-fn bounded(value: &Value) -> String {
+pub(crate) fn bounded(value: &Value) -> String {
     let text = value.to_string();
     match text.char_indices().nth(MAX_ARGUMENTS) {
         Some((cut, _)) => format!("{}... ({} bytes)", &text[..cut], text.len()),

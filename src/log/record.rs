@@ -218,6 +218,49 @@ pub struct RpcMessage {
     /// answered it; `None` when the tool's own template did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_index: Option<usize>,
+    /// For a `tools/call` on a server that validates arguments
+    /// (`validate_arguments(true)`): how its `arguments` break the tool's `inputSchema`, in
+    /// schema order. Empty when they conform or nothing checked them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub argument_errors: Vec<ArgumentError>,
+}
+
+/// One way a `tools/call`'s `arguments` break the tool's `inputSchema`: where, and why.
+///
+/// # Example
+/// ```
+/// use mcp_decoy::log::ArgumentError;
+/// use serde_json::json;
+///
+/// let error: ArgumentError =
+///     serde_json::from_value(json!({ "pointer": "/limit", "reason": "\"5\" is not of type \"integer\"" }))
+///         .expect("an ArgumentError");
+/// assert_eq!(error.to_string(), r#"at /limit: "5" is not of type "integer""#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ArgumentError {
+    /// The JSON pointer (RFC 6901) into the arguments object of the value at fault; `/` is
+    /// the whole object (a missing required member is reported there).
+    pub pointer: String,
+    /// What the schema says is wrong, as the validator words it.
+    pub reason: String,
+}
+
+impl ArgumentError {
+    pub(crate) fn new(pointer: impl Into<String>, reason: impl Into<String>) -> Self {
+        ArgumentError {
+            pointer: pointer.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for ArgumentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "at {}: {}", self.pointer, self.reason)
+    }
 }
 
 impl RpcMessage {

@@ -118,6 +118,10 @@ pub enum TranscriptEntry {
         /// The tool response that answered it (see `RpcMessage::response_index`).
         #[serde(skip_serializing_if = "Option::is_none")]
         response_index: Option<usize>,
+        /// How its arguments broke the tool's `inputSchema` (see
+        /// `RpcMessage::argument_errors`).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        argument_errors: Vec<super::record::ArgumentError>,
     },
 }
 
@@ -162,6 +166,7 @@ impl Transcript {
                     response: m.response.as_ref().map(|r| scrub.value(r)),
                     fault: m.fault.clone(),
                     response_index: m.response_index,
+                    argument_errors: m.argument_errors.clone(),
                 },
             })
             .collect();

@@ -264,6 +264,12 @@ pub struct ServerSpec {
     /// How the server behaves as a process on stdio (slow start, ignoring EOF).
     #[serde(default, skip_serializing_if = "StdioSpec::is_default")]
     pub stdio: StdioSpec,
+    /// Check each `tools/call`'s `arguments` against its tool's `inputSchema`: a call that
+    /// breaks it gets `-32602` naming the JSON pointer of each violation, and its `mcp`
+    /// record lists them (`argumentErrors`). Off by default: the decoy answers whatever
+    /// arrives, as a server under test of a client should unless asked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub validate_arguments: bool,
 }
 
 fn default_version() -> String {
@@ -293,6 +299,7 @@ impl ServerSpec {
             manifest: false,
             auth: None,
             stdio: StdioSpec::default(),
+            validate_arguments: false,
         }
     }
 

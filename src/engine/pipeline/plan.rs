@@ -10,12 +10,13 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::engine::Engine;
 use crate::engine::capture::Recorder;
 use crate::engine::protocol::garble;
 use crate::engine::protocol::jsonrpc::RpcError;
 use crate::engine::protocol::method::Method;
 use crate::engine::state::responses::Chosen;
+use crate::engine::{Engine, arguments};
+use crate::log::ArgumentError;
 use crate::spec::Fault;
 
 /// How far a [`Fault::WrongId`] moves a numeric id: far past any id a test client uses.
@@ -39,6 +40,9 @@ pub(crate) struct Plan {
     pub(crate) delay: Option<Duration>,
     /// For `tools/call`: the tool response that answers.
     pub(crate) chosen: Option<Chosen>,
+    /// For `tools/call` on a server that validates arguments: the tool, and how the
+    /// arguments break its `inputSchema`; the call is refused with `-32602`.
+    pub(crate) invalid: Option<(String, Vec<ArgumentError>)>,
 }
 
 /// The `arguments` object of a `tools/call`, or an empty object.
@@ -67,6 +71,15 @@ pub(crate) fn plan(engine: &Engine, method: &str, params: &Value, setting: Setti
             .get("name")
             .and_then(Value::as_str)
             .and_then(|name| engine.catalog.tools.get(name));
+        // A refused call uses up no response: the tool never answered it. A schema that
+        // cannot be compiled (a remote `$ref`) checks nothing rather than refuse every call.
+        if let Some(tool) = tool.as_ref().filter(|_| engine.spec().validate_arguments) {
+            let errors = arguments::violations(engine, tool, arguments(params)).unwrap_or_default();
+            if !errors.is_empty() {
+                plan.invalid = Some((tool.name.clone(), errors));
+                return plan;
+            }
+        }
         if let Some(tool) = tool.filter(|tool| !tool.responses.is_empty()) {
             if let Some(chosen) = engine
                 .responses
@@ -114,6 +127,9 @@ impl Plan {
         if !self.is_quiet() {
             record.faulted(self.label(), self.chosen.as_ref().map(|c| c.index));
         }
+        if let Some((_, errors)) = &self.invalid {
+            record.invalid_arguments(errors);
+        }
     }
 
     /// The answer must go on an event stream (when the client accepts one).
@@ -129,8 +145,15 @@ impl Plan {
         matches!(self.fault, Some(Fault::Http { .. } | Fault::ExpireSession))
     }
 
-    /// The JSON-RPC error that replaces the handler, for [`Fault::Error`].
+    /// The JSON-RPC error that replaces the handler, for [`Fault::Error`] or arguments that
+    /// break the tool's `inputSchema` (`-32602` naming each pointer, listed in `data` too).
     pub(crate) fn refusal(&self) -> Option<RpcError> {
+        if let Some((tool, errors)) = &self.invalid {
+            return Some(
+                RpcError::invalid_params(arguments::message(tool, errors))
+                    .with_data(json!({ "argumentErrors": errors })),
+            );
+        }
         match &self.fault {
             Some(Fault::Error {
                 code,
@@ -219,7 +242,7 @@ mod tests {
         let plan = Plan {
             fault: Some(Fault::http(503)),
             delay: Some(Duration::from_millis(120)),
-            chosen: None,
+            ..Plan::default()
         };
         assert_eq!(plan.label().as_deref(), Some("delay 120 ms, http 503"));
     }

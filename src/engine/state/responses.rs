@@ -14,6 +14,8 @@ use rand::{Rng, SeedableRng};
 use regex::Regex;
 use serde_json::Value;
 
+mod why;
+
 use super::catalog::{Catalog, MAX_ITEMS};
 use crate::engine::validate::matchers::compile;
 use crate::spec::{Comparison, Delay, Fault, Matcher, ToolSpec};
