@@ -12,6 +12,9 @@
 # Usage: benches/first_build.sh [work dir]     (default: a new directory under $TMPDIR)
 # Environment:
 #   RUNS=n          builds of each crate, alternating (default 1); the table shows every run
+#   BASE=path       also build a third crate, decoy-base-dependent, against the mcp-decoy
+#                   checkout at `path` (e.g. a `git worktree` of an older commit), so that a
+#                   change is measured against its parent in the same run, under the same load
 #   DECOY_FEATURES  extra `features = [...]` items for mcp-decoy, e.g. '"decoy-cli"'
 #   NO_DEFAULT=1    mcp-decoy with `default-features = false`
 #   LOCK=path       every cargo invocation runs under `flock $LOCK` (default /tmp/cargo.lock),
@@ -26,10 +29,14 @@ lock="${LOCK:-/tmp/cargo.lock}"
 mkdir -p "$work"
 work="$(cd "$work" && pwd)"
 
-decoy_dep="mcp-decoy = { path = \"$repo\""
-if [[ -n "${NO_DEFAULT:-}" ]]; then decoy_dep+=", default-features = false"; fi
-if [[ -n "${DECOY_FEATURES:-}" ]]; then decoy_dep+=", features = [${DECOY_FEATURES}]"; fi
-decoy_dep+=" }"
+decoy_line() { # path of an mcp-decoy checkout
+    local line="mcp-decoy = { path = \"$1\""
+    if [[ -n "${NO_DEFAULT:-}" ]]; then line+=", default-features = false"; fi
+    if [[ -n "${DECOY_FEATURES:-}" ]]; then line+=", features = [${DECOY_FEATURES}]"; fi
+    echo "$line }"
+}
+decoy_dep="$(decoy_line "$repo")"
+crates=(wiremock-dependent decoy-dependent)
 # What a `#[tokio::test]` needs; the same for both crates.
 tokio_dep='tokio = { version = "1", features = ["macros", "rt"] }'
 
@@ -52,7 +59,7 @@ EOF
     printf '%s\n' "$3" >"$dir/tests/start.rs"
 }
 
-make_crate decoy-dependent "$decoy_dep" '
+decoy_test='
 use mcp_decoy::{MockMcpServer, Tool};
 
 #[tokio::test]
@@ -60,6 +67,12 @@ async fn starts() {
     let server = MockMcpServer::builder().tool(Tool::echo()).start().await;
     assert!(server.url().starts_with("http://"));
 }'
+make_crate decoy-dependent "$decoy_dep" "$decoy_test"
+if [[ -n "${BASE:-}" ]]; then
+    base_dep="$(decoy_line "$(cd "$BASE" && pwd)")"
+    make_crate decoy-base-dependent "$base_dep" "$decoy_test"
+    crates+=(decoy-base-dependent)
+fi
 
 make_crate wiremock-dependent 'wiremock = "0.6"' '
 use wiremock::matchers::method;
@@ -75,7 +88,7 @@ async fn starts() {
 locked() { flock "$lock" "$@"; }
 
 # Resolve and download outside the timed region.
-for name in decoy-dependent wiremock-dependent; do
+for name in "${crates[@]}"; do
     (cd "$work/$name" && locked cargo fetch --quiet)
 done
 
@@ -104,34 +117,33 @@ build() { # name, run index
     rm -f "$out" "$out.time" "$out.err"
 }
 
+declare -A count
 for ((r = 1; r <= runs; r++)); do
-    build wiremock-dependent "$r"
-    build decoy-dependent "$r"
+    for name in "${crates[@]}"; do build "$name" "$r"; done
 done
-
-decoy_crates="$(count_crates decoy-dependent)"
-wiremock_crates="$(count_crates wiremock-dependent)"
+for name in "${crates[@]}"; do count[$name]="$(count_crates "$name")"; done
 
 echo
 echo "first \`cargo test --no-run\` of a dependent (debug, empty target dir, downloads excluded)"
 echo "$(rustc --version); $(nproc) CPUs; load average now $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "mcp-decoy: $decoy_dep"
+echo "decoy-dependent: $decoy_dep"
+if [[ -n "${BASE:-}" ]]; then echo "decoy-base-dependent: $base_dep"; fi
 echo "work dir: $work"
 echo
-printf '| %-18s | %3s | %8s | %11s | %6s | %5s |\n' crate run "wall (s)" "CPU u+s (s)" crates units
-printf '|%s|%s|%s|%s|%s|%s|\n' -------------------- ----- ---------- ------------- -------- -------
+printf '| %-20s | %3s | %8s | %11s | %6s | %5s |\n' crate run "wall (s)" "CPU u+s (s)" crates units
+printf '|%s|%s|%s|%s|%s|%s|\n' ---------------------- ----- ---------- ------------- -------- -------
 for ((r = 1; r <= runs; r++)); do
-    for name in wiremock-dependent decoy-dependent; do
-        n="$wiremock_crates"
-        [[ $name == decoy-dependent ]] && n="$decoy_crates"
-        printf '| %-18s | %3s | %8s | %11s | %6s | %5s |\n' "$name" "$r" "${wall[$name.$r]}" \
-            "${cpu[$name.$r]}" "$n" "${units[$name.$r]}"
+    for name in "${crates[@]}"; do
+        printf '| %-20s | %3s | %8s | %11s | %6s | %5s |\n' "$name" "$r" "${wall[$name.$r]}" \
+            "${cpu[$name.$r]}" "${count[$name]}" "${units[$name.$r]}"
     done
 done
 echo
 for ((r = 1; r <= runs; r++)); do
-    echo "run $r: decoy / wiremock = $(ratio "${wall[decoy-dependent.$r]}" "${wall[wiremock-dependent.$r]}")× wall," \
-        "$(ratio "${cpu[decoy-dependent.$r]}" "${cpu[wiremock-dependent.$r]}")× CPU"
+    for name in "${crates[@]:1}"; do
+        echo "run $r: $name / wiremock = $(ratio "${wall[$name.$r]}" "${wall[wiremock-dependent.$r]}")× wall," \
+            "$(ratio "${cpu[$name.$r]}" "${cpu[wiremock-dependent.$r]}")× CPU"
+    done
 done
 echo "crates: packages in \`cargo tree -e normal,build,dev\` besides the dependent;" \
     "units: crates compiled (\`compiler-artifact\` messages: build scripts, proc macros, libs, the test)"
