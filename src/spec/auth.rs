@@ -52,7 +52,7 @@ pub struct OAuthSpec {
     pub registration_substitutes_auth_method: bool,
     /// Accept Client ID Metadata Documents: a `client_id` that is an `https` URL (or a
     /// loopback `http` URL) the server fetches; advertised as
-    /// `client_id_metadata_document_supported`. Fetching needs the `oauth-cimd` feature.
+    /// `client_id_metadata_document_supported`.
     pub client_id_metadata_documents: bool,
     /// Clients known before any registration (conformance `auth/pre-registration`).
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -2,11 +2,11 @@
 //! their servers (Claude Desktop, Cursor, VS Code, every SDK's stdio client).
 //!
 //! - `mcp-decoy stdio --attach ADDR --token T`: the bridge a test fixture's
-//!   `stdio_command` runs ([`bridge`]); the fixture serves, this process only plays its
+//!   `stdio_command` runs (`bridge`); the fixture serves, this process only plays its
 //!   output.
 //! - `mcp-decoy stdio NAME`: when an app runs with the config directory, the same bridge to
 //!   the app's server `NAME`, so the traffic shows in the app's logs, UI and log stream;
-//!   otherwise the server of `servers.json` served in this process ([`local`]), its log in
+//!   otherwise the server of `servers.json` served in this process (`local`), its log in
 //!   `--log-file`.
 //!
 //! stdout carries JSON-RPC lines only; every message of this command goes to stderr.
