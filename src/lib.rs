@@ -107,7 +107,8 @@
 //! ## Feature flags
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `decoy-cli` | no | the standalone app `mcp-decoy` (module `cli`): many named servers on one MCP listener, a REST API to define them, live logs and `servers.json`; also TLS (rustls) for fetching `https` OAuth Client ID Metadata Documents, which the library alone fetches only from loopback `http` |
+//! | `oauth-cimd` | no | OAuth: fetching Client ID Metadata Documents (a URL `client_id`, loopback `http` only) with reqwest. Without it the authorization server still advertises them (see [`OAuth::client_id_metadata_documents`](oauth::OAuth::client_id_metadata_documents)) but answers such a `client_id` with `invalid_client`, naming this feature. Off by default to keep a dependent's first build short: a plain fixture test does not use it |
+//! | `decoy-cli` | no | the standalone app `mcp-decoy` (module `cli`): many named servers on one MCP listener, a REST API to define them, live logs and `servers.json`; includes `oauth-cimd`, with TLS (rustls) for fetching `https` OAuth Client ID Metadata Documents, which the library alone fetches only from loopback `http` |
 //!
 //! ## Test isolation
 //! Each server has its own port, thread, runtime, sessions and log, so tests that run in

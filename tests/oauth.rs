@@ -1675,9 +1675,28 @@ async fn bad_client_metadata_is_refused_with_the_rfc_7591_codes() {
     );
 }
 
+/// Without the `oauth-cimd` feature nothing is fetched: a URL `client_id` is refused with
+/// `invalid_client`, and the description names the feature (run by a plain `cargo test`).
+#[cfg(not(feature = "oauth-cimd"))]
+#[tokio::test]
+async fn a_client_id_metadata_document_needs_the_oauth_cimd_feature() {
+    let server = MockMcpServer::builder().oauth(OAuth::new()).start().await;
+    let flow = Flow::new(&server);
+    let (_, challenge) = pkce();
+    let response = flow
+        .authorize_raw("http://127.0.0.1:9/client.json", &challenge, &[])
+        .await;
+    let description = assert_error(response, StatusCode::BAD_REQUEST, "invalid_client").await;
+    assert!(
+        description.contains("`oauth-cimd` feature"),
+        "{description}"
+    );
+}
+
 /// Client ID Metadata Documents: the `client_id` is a URL the server fetches (loopback
 /// http in tests); its `client_id` must be that URL exactly and its `redirect_uris`
 /// must hold the redirect URI.
+#[cfg(feature = "oauth-cimd")]
 #[tokio::test]
 async fn a_client_id_metadata_document_is_fetched_and_checked() {
     let server = MockMcpServer::builder().oauth(OAuth::new()).start().await;
@@ -1738,11 +1757,13 @@ async fn a_client_id_metadata_document_is_fetched_and_checked() {
 }
 
 /// A tiny loopback HTTP server for Client ID Metadata Documents.
+#[cfg(feature = "oauth-cimd")]
 struct DocumentServer {
     base: String,
     documents: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Value>>>,
 }
 
+#[cfg(feature = "oauth-cimd")]
 impl DocumentServer {
     async fn start() -> Self {
         let documents: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Value>>> =

@@ -311,6 +311,7 @@ async fn metadata_var3_names_a_custom_metadata_url_and_appends_openid_discovery_
 // ---------------------------------------------------------------------------------------
 
 /// Serves one Client ID Metadata Document on loopback and counts the fetches.
+#[cfg(feature = "oauth-cimd")]
 async fn host_metadata_document() -> (String, Arc<AtomicUsize>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -343,6 +344,7 @@ async fn host_metadata_document() -> (String, Arc<AtomicUsize>) {
     (url, fetches)
 }
 
+#[cfg(feature = "oauth-cimd")]
 #[tokio::test]
 async fn basic_cimd_advertises_metadata_documents_and_a_url_client_id_needs_no_registration() {
     let server = start(AuthScenario::BasicCimd).await;

@@ -86,7 +86,7 @@ pub enum AuthScenario {
     MetadataVar3,
     /// `auth/basic-cimd`. The authorization server advertises
     /// `client_id_metadata_document_supported: true` (DCR is still offered) and fetches a
-    /// URL `client_id` to validate the redirect URI against it.
+    /// URL `client_id` to validate the redirect URI against it (feature `oauth-cimd`).
     ///
     /// A correct client that has a Client ID Metadata Document uses its https URL as
     /// `client_id` and does not register.

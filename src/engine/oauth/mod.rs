@@ -125,6 +125,7 @@ pub(crate) struct AuthServer {
     pub(crate) spec: OAuthSpec,
     state: Mutex<Records>,
     mount: RwLock<Mount>,
+    #[cfg(feature = "oauth-cimd")]
     fetcher: register::Fetcher,
 }
 
@@ -162,6 +163,7 @@ impl AuthServer {
             spec,
             state: Mutex::new(state),
             mount: RwLock::new(Mount::at("/mcp")),
+            #[cfg(feature = "oauth-cimd")]
             fetcher: register::Fetcher::default(),
         }
     }

@@ -1,7 +1,9 @@
 //! How clients become known: Dynamic Client Registration (RFC 7591) and Client ID Metadata
 //! Documents (draft-ietf-oauth-client-id-metadata-document), where the `client_id` is a URL
-//! the server fetches. The fetch is bounded (64 KiB, 5 s, no redirects).
+//! the server fetches. The fetch is bounded (64 KiB, 5 s, no redirects) and needs the
+//! `oauth-cimd` feature; without it a metadata-document `client_id` is refused, saying so.
 
+#[cfg(feature = "oauth-cimd")]
 use std::time::Duration;
 
 use axum::extract::Request;
@@ -16,17 +18,22 @@ use crate::engine::Engine;
 use crate::spec::TokenEndpointAuthMethod;
 
 /// The largest Client ID Metadata Document accepted.
+#[cfg(feature = "oauth-cimd")]
 const MAX_DOCUMENT_BYTES: usize = 64 * 1024;
 /// How long a document fetch may take.
+#[cfg(feature = "oauth-cimd")]
 const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Fetches Client ID Metadata Documents; its HTTP client is built on first use, so
-/// servers whose clients never use a metadata document pay nothing at start.
+/// servers whose clients never use a metadata document pay nothing at start. Only with the
+/// `oauth-cimd` feature; without it no document is fetched ([`cimd_unavailable`]).
+#[cfg(feature = "oauth-cimd")]
 #[derive(Debug, Default)]
 pub(super) struct Fetcher {
     client: std::sync::OnceLock<Option<reqwest::Client>>,
 }
 
+#[cfg(feature = "oauth-cimd")]
 impl Fetcher {
     fn client(&self) -> Option<&reqwest::Client> {
         self.client
@@ -337,49 +344,13 @@ pub(super) async fn metadata_document_client(
             "client_id `{client_id}` must have a path and no fragment (Client ID Metadata Document section 3)"
         )));
     }
+    if !cfg!(feature = "oauth-cimd") {
+        return Err(invalid(cimd_unavailable(client_id)));
+    }
     if let Some(problem) = tls_problem(&url, cfg!(feature = "decoy-cli")) {
         return Err(invalid(problem));
     }
-    let Some(http) = oauth.fetcher.client() else {
-        return Err(invalid(
-            "the server could not build its HTTP client to fetch client metadata documents".into(),
-        ));
-    };
-    let mut response = http
-        .get(url.clone())
-        .header(header::ACCEPT, "application/json")
-        .send()
-        .await
-        .map_err(|e| {
-            invalid(format!(
-                "fetching the client metadata document `{client_id}` failed: {e}"
-            ))
-        })?;
-    if response.status() != reqwest::StatusCode::OK {
-        return Err(invalid(format!(
-            "fetching the client metadata document `{client_id}` answered {} (expected 200; redirects are not followed)",
-            response.status()
-        )));
-    }
-    let mut body: Vec<u8> = Vec::new();
-    loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) => {
-                if body.len() + chunk.len() > MAX_DOCUMENT_BYTES {
-                    return Err(invalid(format!(
-                        "the client metadata document `{client_id}` exceeds {MAX_DOCUMENT_BYTES} bytes"
-                    )));
-                }
-                body.extend_from_slice(&chunk);
-            }
-            Ok(None) => break,
-            Err(e) => {
-                return Err(invalid(format!(
-                    "reading the client metadata document `{client_id}` failed: {e}"
-                )));
-            }
-        }
-    }
+    let body = fetch(oauth, url, client_id).await?;
     let Ok(Value::Object(document)) = serde_json::from_slice::<Value>(&body) else {
         return Err(invalid(format!(
             "the client metadata document `{client_id}` is not a JSON object"
@@ -439,6 +410,71 @@ pub(super) async fn metadata_document_client(
     })
 }
 
+/// The body of the metadata document at `url`: 200 only, no redirects, at most
+/// [`MAX_DOCUMENT_BYTES`].
+#[cfg(feature = "oauth-cimd")]
+async fn fetch(oauth: &AuthServer, url: url::Url, client_id: &str) -> Result<Vec<u8>, OAuthError> {
+    let invalid = |reason: String| OAuthError::bad("invalid_client", reason);
+    let Some(http) = oauth.fetcher.client() else {
+        return Err(invalid(
+            "the server could not build its HTTP client to fetch client metadata documents".into(),
+        ));
+    };
+    let mut response = http
+        .get(url)
+        .header(header::ACCEPT, "application/json")
+        .send()
+        .await
+        .map_err(|e| {
+            invalid(format!(
+                "fetching the client metadata document `{client_id}` failed: {e}"
+            ))
+        })?;
+    if response.status() != reqwest::StatusCode::OK {
+        return Err(invalid(format!(
+            "fetching the client metadata document `{client_id}` answered {} (expected 200; redirects are not followed)",
+            response.status()
+        )));
+    }
+    let mut body: Vec<u8> = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                if body.len() + chunk.len() > MAX_DOCUMENT_BYTES {
+                    return Err(invalid(format!(
+                        "the client metadata document `{client_id}` exceeds {MAX_DOCUMENT_BYTES} bytes"
+                    )));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => break,
+            Err(e) => {
+                return Err(invalid(format!(
+                    "reading the client metadata document `{client_id}` failed: {e}"
+                )));
+            }
+        }
+    }
+    Ok(body)
+}
+
+/// Without `oauth-cimd` nothing is fetched: [`metadata_document_client`] has refused already.
+#[cfg(not(feature = "oauth-cimd"))]
+async fn fetch(_: &AuthServer, _: url::Url, client_id: &str) -> Result<Vec<u8>, OAuthError> {
+    Err(OAuthError::bad(
+        "invalid_client",
+        cimd_unavailable(client_id),
+    ))
+}
+
+/// Why this build refuses a metadata-document `client_id`: fetching one (with reqwest) is the
+/// `oauth-cimd` feature, which a plain fixture test does not build.
+fn cimd_unavailable(client_id: &str) -> String {
+    format!(
+        "client_id `{client_id}` is a Client ID Metadata Document URL, but this build of mcp-decoy does not fetch them: enable its `oauth-cimd` feature (`mcp-decoy = {{ version = \"0.1\", features = [\"oauth-cimd\"] }}`; the app, `decoy-cli`, has it), or register the client instead (`OAuth::pre_registered_client`, dynamic registration)"
+    )
+}
+
 /// Why an `https` document cannot be fetched by this build, if it cannot: the library has
 /// no TLS (tests use loopback `http`); the app (`decoy-cli`) has.
 fn tls_problem(url: &url::Url, has_tls: bool) -> Option<String> {
@@ -464,6 +500,16 @@ mod tests {
         assert_eq!(tls_problem(&https, true), None);
         let loopback = url::Url::parse("http://127.0.0.1:9/client.json").expect("a URL");
         assert_eq!(tls_problem(&loopback, false), None);
+    }
+
+    #[test]
+    fn a_build_without_oauth_cimd_names_the_feature() {
+        let reason = cimd_unavailable("http://127.0.0.1:9/client.json");
+        assert!(
+            reason.contains("`oauth-cimd` feature")
+                && reason.contains("http://127.0.0.1:9/client.json"),
+            "{reason}"
+        );
     }
 
     #[test]
