@@ -13,7 +13,9 @@ mod common;
 #[path = "oauth_presets/reference_client.rs"]
 mod reference_client;
 
+#[cfg(feature = "oauth-cimd")]
 use std::sync::Arc;
+#[cfg(feature = "oauth-cimd")]
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_decoy::log::ClientAuth;
