@@ -9,10 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 use chrono::Utc;
 use tokio::sync::watch;
 
-use super::record::{Entry, HttpKind, Record};
-
-/// The session header as the capture records it (names lower-case).
-const SESSION_HEADER: &str = "mcp-session-id";
+use super::record::{Entry, HttpKind, Record, SESSION_HEADER};
 
 /// The default number of records kept (product guide).
 pub(crate) const DEFAULT_LOG_LIMIT: usize = 10_000;

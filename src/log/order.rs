@@ -1,15 +1,12 @@
 //! The order of a transcript: arrival order, except where the network lets one client
-//! story arrive in more than one order (the rules are on [`Transcript`]). Pure: records in,
+//! story arrive in more than one order (the rules are on [`Transcript`](super::Transcript)). Pure: records in,
 //! the same records out, reordered.
 
 use std::collections::HashMap;
 
-use super::record::{Entry, HttpExchange, HttpKind, Record};
-use super::transcript::SESSION_HEADER;
-#[cfg(doc)]
-use super::transcript::Transcript;
+use super::record::{Entry, HttpExchange, HttpKind, Record, SESSION_HEADER};
 
-/// The records in transcript order (the rules are on [`Transcript`]): arrival order, with
+/// The records in transcript order (the rules are on [`Transcript`](super::Transcript)): arrival order, with
 /// `GET` streams moved down to where they first matter and the stream ends around a
 /// session's `DELETE` moved before it, so that every order the network allows for one
 /// client's story gives one transcript.
@@ -125,7 +122,7 @@ fn session_of<'a>(records: &'a [Record], index: &HashMap<u64, usize>, i: usize) 
 mod tests {
     use super::*;
     use crate::log::record::RpcMessage;
-    use crate::log::transcript::{Transcript, TranscriptEntry};
+    use crate::log::{Transcript, TranscriptEntry};
     use chrono::Utc;
     use serde_json::json;
 

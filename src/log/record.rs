@@ -5,6 +5,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The header that names a legacy session, as the log stores header names (lowercase).
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+
 /// One captured record: an HTTP exchange, the end of an event stream, or a JSON-RPC message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::order::canonical;
-use super::record::{Entry, HttpKind, Record, RpcKind, Transport};
+use super::record::{Entry, HttpKind, Record, RpcKind, SESSION_HEADER, Transport};
 
 /// The headers a transcript keeps; the others (date, user agent, content length, host with
 /// its ephemeral port) vary between runs without telling the client's story.
@@ -28,8 +28,6 @@ const KEPT_HEADERS: &[&str] = &[
     "retry-after",
     "location",
 ];
-
-pub(super) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The stable, serializable view returned by `Log::transcript`.
 ///
