@@ -63,11 +63,11 @@ pub(crate) async fn request(ctx: &RequestCtx, method: &str) -> Result<Value, Rpc
         Some(Method::ToolsCall) => tools::call(ctx).await,
         Some(Method::ResourcesList) => resources::list(ctx),
         Some(Method::ResourceTemplatesList) => resources::list_templates(ctx),
-        Some(Method::ResourcesRead) => resources::read(ctx),
+        Some(Method::ResourcesRead) => resources::read(ctx).await,
         Some(Method::ResourcesSubscribe) => resources::subscribe(ctx),
         Some(Method::ResourcesUnsubscribe) => resources::unsubscribe(ctx),
         Some(Method::PromptsList) => prompts::list(ctx),
-        Some(Method::PromptsGet) => prompts::get(ctx),
+        Some(Method::PromptsGet) => prompts::get(ctx).await,
         Some(Method::CompletionComplete) => completion::complete(ctx),
         Some(Method::LoggingSetLevel) => logging::set_level(ctx),
         // Only the modern era has discovery; a legacy client has `initialize`.

@@ -13,7 +13,7 @@ pub(crate) fn list(ctx: &RequestCtx) -> Result<Value, RpcError> {
     pagination::list(ctx, "prompts/list", "prompts", PromptSpec::listing)
 }
 
-pub(crate) fn get(ctx: &RequestCtx) -> Result<Value, RpcError> {
+pub(crate) async fn get(ctx: &RequestCtx) -> Result<Value, RpcError> {
     served(ctx, "prompts/get")?;
     let params = &ctx.params;
     let name = params.get("name").and_then(Value::as_str).ok_or_else(|| {
@@ -46,7 +46,7 @@ pub(crate) fn get(ctx: &RequestCtx) -> Result<Value, RpcError> {
         ))
         .with_data(json!({ "name": name, "missing": missing })));
     }
-    render(&prompt, Value::Object(args))
+    render(&prompt, Value::Object(args)).await
 }
 
 /// Prompts methods exist only on a server that declared the `prompts` capability
@@ -87,7 +87,7 @@ fn arguments(params: &Value) -> Result<Map<String, Value>, RpcError> {
 
 /// Renders the template over `{args}` into a `GetPromptResult`. A template fault is the
 /// server's, so it is `-32603` naming each problem: a prompt has no `isError` channel.
-fn render(prompt: &PromptSpec, args: Value) -> Result<Value, RpcError> {
+async fn render(prompt: &PromptSpec, args: Value) -> Result<Value, RpcError> {
     let name = &prompt.name;
     let internal = |problems: Vec<String>| {
         let mut message = format!(
@@ -101,6 +101,7 @@ fn render(prompt: &PromptSpec, args: Value) -> Result<Value, RpcError> {
             .with_data(json!({ "name": name, "problems": problems }))
     };
     let output = template::render_value(&prompt.template, &json!({ "args": args }))
+        .await
         .map_err(|e| internal(vec![e]))?;
     let result = match output {
         Value::Array(messages) => {
@@ -151,27 +152,29 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_messages_array_is_wrapped_with_the_description() {
+    #[tokio::test]
+    async fn a_messages_array_is_wrapped_with_the_description() {
         let p = prompt(
             json!([{ "role": "user", "content": { "type": "text", "text": "Hi ${args.who}" } }]),
         );
-        let result = render(&p, json!({ "who": "Ada" })).expect("renders");
+        let result = render(&p, json!({ "who": "Ada" })).await.expect("renders");
         assert_eq!(result["description"], "Greets");
         assert_eq!(result["messages"][0]["content"]["text"], "Hi Ada");
     }
 
-    #[test]
-    fn a_whole_result_is_kept_as_rendered() {
+    #[tokio::test]
+    async fn a_whole_result_is_kept_as_rendered() {
         let p = prompt(json!({ "messages": [], "_meta": { "k": "${args.who}" } }));
-        let result = render(&p, json!({ "who": "Ada" })).expect("renders");
+        let result = render(&p, json!({ "who": "Ada" })).await.expect("renders");
         assert_eq!(result, json!({ "messages": [], "_meta": { "k": "Ada" } }));
     }
 
-    #[test]
-    fn invalid_output_is_an_internal_error_naming_each_problem() {
+    #[tokio::test]
+    async fn invalid_output_is_an_internal_error_naming_each_problem() {
         let p = prompt(json!([{ "role": "robot", "content": { "type": "text" } }]));
-        let error = render(&p, json!({})).expect_err("the output is invalid");
+        let error = render(&p, json!({}))
+            .await
+            .expect_err("the output is invalid");
         assert_eq!(error.code, code::INTERNAL_ERROR);
         assert!(
             error.message.contains("/messages/0/role"),
@@ -179,7 +182,9 @@ mod tests {
             error.message
         );
         let p = prompt(json!("just text"));
-        let error = render(&p, json!({})).expect_err("a string is no result");
+        let error = render(&p, json!({}))
+            .await
+            .expect_err("a string is no result");
         assert!(
             error.message.contains("array of PromptMessage"),
             "{}",

@@ -35,7 +35,7 @@ pub(crate) fn list_templates(ctx: &RequestCtx) -> Result<Value, RpcError> {
     )
 }
 
-pub(crate) fn read(ctx: &RequestCtx) -> Result<Value, RpcError> {
+pub(crate) async fn read(ctx: &RequestCtx) -> Result<Value, RpcError> {
     let method = "resources/read";
     served(ctx, method)?;
     let uri = uri_param(ctx, method)?;
@@ -45,7 +45,7 @@ pub(crate) fn read(ctx: &RequestCtx) -> Result<Value, RpcError> {
     let Some((spec, vars)) = find_template(ctx, uri) else {
         return Err(not_found(ctx, uri));
     };
-    let contents = render(&spec, uri, vars).map_err(|problems| {
+    let contents = render(&spec, uri, vars).await.map_err(|problems| {
         tracing::debug!(uri_template = %spec.uri_template, uri, ?problems, "resource template failed to render");
         let mut message = String::from(RENDER_FAILURE_HEADLINE);
         for problem in &problems {
@@ -135,14 +135,16 @@ fn find_template(
 
 /// Renders a template's `template` over `{uri, vars}` into `ReadResourceResult.contents`,
 /// or says everything that is wrong with the output.
-fn render(
+async fn render(
     spec: &ResourceTemplateSpec,
     uri: &str,
     vars: BTreeMap<String, String>,
 ) -> Result<Vec<Value>, Vec<String>> {
     let vars: Map<String, Value> = vars.into_iter().map(|(k, v)| (k, json!(v))).collect();
     let context = json!({ "uri": uri, "vars": vars });
-    let output = template::render_value(&spec.template, &context).map_err(|e| vec![e])?;
+    let output = template::render_value(&spec.template, &context)
+        .await
+        .map_err(|e| vec![e])?;
     let items = match output {
         Value::Array(items) => items,
         object @ Value::Object(_) => vec![object],
@@ -225,13 +227,15 @@ mod tests {
         BTreeMap::from([("id".to_string(), value.to_string())])
     }
 
-    #[test]
-    fn uri_and_mime_type_are_filled_in_when_missing() {
+    #[tokio::test]
+    async fn uri_and_mime_type_are_filled_in_when_missing() {
         let t = spec(
             json!({ "text": { "$json": { "id": "${vars.id}" } } }),
             Some("application/json"),
         );
-        let contents = render(&t, "test://template/123/data", id("123")).expect("renders");
+        let contents = render(&t, "test://template/123/data", id("123"))
+            .await
+            .expect("renders");
         assert_eq!(
             contents,
             vec![json!({
@@ -242,8 +246,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn an_array_keeps_what_each_item_says() {
+    #[tokio::test]
+    async fn an_array_keeps_what_each_item_says() {
         let t = spec(
             json!([
                 { "text": "a", "uri": "test://other", "mimeType": "text/plain" },
@@ -251,17 +255,21 @@ mod tests {
             ]),
             Some("application/json"),
         );
-        let contents = render(&t, "test://template/1/data", id("1")).expect("renders");
+        let contents = render(&t, "test://template/1/data", id("1"))
+            .await
+            .expect("renders");
         assert_eq!(contents[0]["uri"], "test://other");
         assert_eq!(contents[0]["mimeType"], "text/plain");
         assert_eq!(contents[1]["uri"], "test://template/1/data");
         assert_eq!(contents[1]["mimeType"], "application/json");
     }
 
-    #[test]
-    fn output_that_is_not_resource_contents_names_each_problem() {
+    #[tokio::test]
+    async fn output_that_is_not_resource_contents_names_each_problem() {
         let t = spec(json!({ "txt": "oops" }), None);
-        let problems = render(&t, "test://template/1/data", id("1")).expect_err("no text");
+        let problems = render(&t, "test://template/1/data", id("1"))
+            .await
+            .expect_err("no text");
         assert!(
             problems.iter().any(|p| p
                 .starts_with("contents[0] is not a valid TextResourceContents")
@@ -269,10 +277,10 @@ mod tests {
             "{problems:?}"
         );
         let scalar = spec(json!("just text"), None);
-        assert!(render(&scalar, "u:x", id("1")).is_err());
+        assert!(render(&scalar, "u:x", id("1")).await.is_err());
         let empty = spec(json!([]), None);
-        assert!(render(&empty, "u:x", id("1")).is_err());
+        assert!(render(&empty, "u:x", id("1")).await.is_err());
         let failing = spec(json!({ "text": { "$eval": "vars.id + 1" } }), None);
-        assert!(render(&failing, "u:x", id("1")).is_err());
+        assert!(render(&failing, "u:x", id("1")).await.is_err());
     }
 }

@@ -55,7 +55,8 @@ pub(crate) async fn call(ctx: &RequestCtx) -> Result<Value, RpcError> {
         .as_ref()
         .and_then(|chosen| chosen.result.as_ref())
         .unwrap_or(&tool.template);
-    let Rendered { result, failure } = template::render(template, &context, validator.as_deref());
+    let Rendered { result, failure } =
+        template::render(template, &context, validator.as_deref()).await;
     if let Some(details) = &failure {
         tracing::debug!(
             tool = name,
@@ -91,6 +92,13 @@ fn script_failure(problem: &str) -> Value {
     })
 }
 
+/// Renders a field of script step `n` with the template's context.
+async fn render_step(n: usize, template: &Value, context: &Value) -> Result<Value, Stop> {
+    template::render_value(template, context)
+        .await
+        .map_err(|e| Stop::Render(format!("script step {n}: {e}")))
+}
+
 /// Runs the steps in order; an `Err` is a problem to report as the tool's `isError` result,
 /// or, in a 2026-07-28 request, the `input_required` result of a round (see `mrtr`).
 async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> Result<(), Stop> {
@@ -116,10 +124,6 @@ async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> R
         None
     };
     for (n, step) in tool.script.iter().enumerate() {
-        let render = |template: &Value, context: &Value| {
-            template::render_value(template, context)
-                .map_err(|e| Stop::Render(format!("script step {n}: {e}")))
-        };
         if let Some(rounds) = rounds.as_mut() {
             if rounds.skips(n) {
                 continue;
@@ -146,7 +150,7 @@ async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> R
                     params["total"] = json!(total);
                 }
                 if let Some(message) = message {
-                    params["message"] = render(&json!(message), context)?;
+                    params["message"] = render_step(n, &json!(message), context).await?;
                 }
                 ctx.outbox.notify("notifications/progress", params);
             }
@@ -158,9 +162,10 @@ async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> R
                 if !ctx.session.logs_at(*level) {
                     continue;
                 }
-                let mut params = json!({ "level": level, "data": render(data, context)? });
+                let data = render_step(n, data, context).await?;
+                let mut params = json!({ "level": level, "data": data });
                 if let Some(logger) = logger {
-                    params["logger"] = render(&json!(logger), context)?;
+                    params["logger"] = render_step(n, &json!(logger), context).await?;
                 }
                 ctx.outbox.notify("notifications/message", params);
             }
@@ -173,7 +178,8 @@ async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> R
                 ..
             } if rounds.is_some() => {
                 if let Some(rounds) = rounds.as_mut() {
-                    ask_in_round(ctx, rounds, n, (key, *method, params, *optional), context)?;
+                    ask_in_round(ctx, rounds, n, (key, *method, params, *optional), context)
+                        .await?;
                 }
             }
             Step::Ask {
@@ -183,7 +189,7 @@ async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> R
                 timeout_ms,
                 optional,
             } => {
-                let params = render(params, context)?;
+                let params = render_step(n, params, context).await?;
                 let missing =
                     missing_capability(ctx.session.client_capabilities(), *method, &params);
                 if *optional && missing.is_err() {
@@ -219,7 +225,7 @@ async fn run_script(ctx: &RequestCtx, tool: &ToolSpec, context: &mut Value) -> R
 
 /// One `ask` step of a 2026-07-28 call: its answer from `requestState` or `inputResponses`
 /// when the client has given it, else its request joins the round being gathered.
-fn ask_in_round(
+async fn ask_in_round(
     ctx: &RequestCtx,
     rounds: &mut mrtr::Rounds<'_>,
     n: usize,
@@ -230,7 +236,7 @@ fn ask_in_round(
         context["answers"][key] = answer;
         return Ok(());
     }
-    let params = match template::render_value(params, context) {
+    let params = match template::render_value(params, context).await {
         Ok(params) => params,
         // Params that read an answer of this same round: ask for that round first.
         Err(_) if rounds.has_pending() => return Err(Stop::InputRequired(rounds.input_required())),

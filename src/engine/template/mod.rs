@@ -1,35 +1,64 @@
 //! Renders a tool's json-e template into a `CallToolResult`, and checks templates before a
-//! server runs them. Pure: no I/O, no state.
+//! server runs them. Rendering is [`jsone`]'s, with its budget; a template that loops runs
+//! on the blocking pool, never on the async workers that serve other clients.
+
+pub(crate) mod jsone;
+
+use std::sync::Arc;
 
 use serde_json::{Value, json};
+use tokio::sync::Semaphore;
 
 use super::schema;
+use jsone::{Kind, Limits};
 
 /// The first line of every render-failure result (product guide, "Write a response template").
 pub(crate) const RENDER_FAILURE_HEADLINE: &str =
     "MCP Decoy: the response template of this tool failed to render.";
 
 /// Finds errors that no arguments can fix in a tool's template or script step: json-e syntax
-/// errors, unknown operators, names other than `args` and `answers` (the client's answers to
-/// the script's requests). Errors that depend on the arguments (a missing property, a type
-/// mismatch) only show when a client calls the tool, as the product guide says.
+/// errors anywhere in the template (branches included), unknown operators, names other than
+/// `args` and `answers` (the client's answers to the script's requests), and limits a render
+/// with no arguments already exceeds. Errors that depend on the arguments (a missing property,
+/// a type mismatch) only show when a client calls the tool, as the product guide says.
 pub(crate) fn check(template: &Value) -> Result<(), String> {
     check_with(template, &json!({ "args": {}, "answers": {} }))
 }
 
 /// [`check`] against a representative empty context (`uri` a string, `args` an object, ...).
 pub(crate) fn check_with(template: &Value, context: &Value) -> Result<(), String> {
-    match json_e::render(template, context) {
+    jsone::check_syntax(template).map_err(|e| e.to_string())?;
+    match jsone::render(template, context, &Limits::default()) {
         Ok(_) => Ok(()),
         Err(error) => {
-            let text = error.to_string();
-            // json-e's error types are private; its messages are stable and tell the kinds apart:
-            // interpreter errors depend on the data, except a reference to an unknown name.
-            let data_dependent = text.starts_with("Interpreter Error:")
-                && !text.starts_with("Interpreter Error: unknown context value");
-            if data_dependent { Ok(()) } else { Err(text) }
+            let data_dependent =
+                matches!(error.kind, Kind::Interpreter | Kind::Builtin) && !error.unknown_name;
+            if data_dependent {
+                Ok(())
+            } else {
+                Err(error.to_string())
+            }
         }
     }
+}
+
+/// At most this many looping renders run at once in the process; the rest wait their turn,
+/// so a burst of them cannot fill the blocking pool with threads.
+static LOOPING: Semaphore = Semaphore::const_new(2);
+
+/// Renders `template` within the default budget: inline when it cannot loop (its cost is
+/// linear in the template and the arguments), else on the blocking pool.
+pub(crate) async fn eval(template: &Value, context: &Value) -> Result<Value, jsone::Error> {
+    if !jsone::loops(template) {
+        return jsone::render(template, context, &Limits::default());
+    }
+    let Ok(_turn) = LOOPING.acquire().await else {
+        return Err(jsone::Error::limit("the renderer is shutting down"));
+    };
+    let (template, context) = (Arc::new(template.clone()), Arc::new(context.clone()));
+    tokio::task::spawn_blocking(move || jsone::render(&template, &context, &Limits::default()))
+        .await
+        .unwrap_or_else(|_| Err(jsone::Error::limit("the render was stopped")))
 }
 
 /// The outcome of one render.
@@ -43,12 +72,12 @@ pub(crate) struct Rendered {
 /// Renders `template` with `context` (`{args}`, plus `answers` after a script) and validates
 /// the output against the spec's `CallToolResult` and, when the tool has one, its output
 /// schema; any failure becomes an `isError: true` result naming each problem.
-pub(crate) fn render(
+pub(crate) async fn render(
     template: &Value,
     context: &Value,
     output_schema: Option<&jsonschema::Validator>,
 ) -> Rendered {
-    let mut output = match json_e::render(template, context) {
+    let mut output = match eval(template, context).await {
         Ok(output) => output,
         Err(error) => return failure(vec![error.to_string()]),
     };
@@ -100,8 +129,8 @@ fn structured(output: &mut Value, validator: &jsonschema::Validator) -> Option<V
 }
 
 /// Renders a script step's field with the same context as the template.
-pub(crate) fn render_value(template: &Value, context: &Value) -> Result<Value, String> {
-    json_e::render(template, context).map_err(|e| e.to_string())
+pub(crate) async fn render_value(template: &Value, context: &Value) -> Result<Value, String> {
+    eval(template, context).await.map_err(|e| e.to_string())
 }
 
 pub(crate) fn failure(details: Vec<String>) -> Rendered {
@@ -141,13 +170,14 @@ mod tests {
         assert_eq!(check(&needs_number), Ok(()));
     }
 
-    #[test]
-    fn output_that_is_not_a_call_tool_result_names_each_problem() {
+    #[tokio::test]
+    async fn output_that_is_not_a_call_tool_result_names_each_problem() {
         let rendered = render(
             &json!({ "content": [{ "type": "txt" }] }),
             &json!({"args": {}}),
             None,
-        );
+        )
+        .await;
         let details = rendered.failure.expect("the output is invalid");
         assert!(!details.is_empty());
         let text = rendered.result["content"][0]["text"]

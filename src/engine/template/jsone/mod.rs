@@ -1,0 +1,165 @@
+//! A json-e (<https://json-e.js.org>) renderer whose every resource is bounded.
+//!
+//! The json-e crate served templates until hostile ones showed it cannot be bounded from the
+//! outside: its parser takes time exponential in the nesting of an expression and recurses
+//! without limit (a 49-character `$eval` ran 20 s; 1,000 nested `(` overflowed the stack and
+//! aborted the process), and a render cannot be stopped once started (`$map` over
+//! `range(0, 10000000)` held 3 GB for 15 s). This one follows json-e's specification (its
+//! test suite runs in `tests/jsone.rs`) with a linear parser, nesting limits, and a
+//! [`Limits`] budget of steps, bytes and time that every loop and every built value is
+//! charged against, so a render always ends quickly with a value or a [`Kind::Limit`] error.
+
+mod budget;
+mod builtins;
+mod error;
+mod eval;
+mod fromnow;
+mod parse;
+mod render;
+#[cfg(test)]
+mod tests;
+mod value;
+
+use serde_json::{Map, Value};
+
+pub(crate) use budget::Limits;
+pub(crate) use error::{Error, Kind};
+use render::MAX_TEMPLATE_DEPTH;
+
+use budget::Budget;
+use eval::{Root, Scope};
+
+/// Renders `template` with `context` (an object whose keys are identifiers) within `limits`.
+pub(crate) fn render(template: &Value, context: &Value, limits: &Limits) -> Result<Value, Error> {
+    render_at(template, context, limits, &fromnow::now())
+}
+
+/// [`render`] with `now` fixed (json-e's format), as its test suite needs.
+pub(crate) fn render_at(
+    template: &Value,
+    context: &Value,
+    limits: &Limits,
+    now: &str,
+) -> Result<Value, Error> {
+    let empty = Map::new();
+    let context = match context {
+        Value::Object(map) => map,
+        Value::Null => &empty,
+        _ => return Err(Error::template("the context must be an object")),
+    };
+    if !context.keys().all(|k| parse::is_identifier(k)) {
+        return Err(Error::template(
+            "top level keys of context must follow /[a-zA-Z_][a-zA-Z0-9_]*/",
+        ));
+    }
+    let root = Root {
+        context,
+        now: Value::String(now.to_owned()),
+    };
+    let scope = Scope::root(&root);
+    let mut budget = Budget::new(limits);
+    Ok(render::render(template, &scope, &mut budget, 0)?.unwrap_or(Value::Null))
+}
+
+/// Whether rendering `template` can loop: run a part of it once per element (`$map`,
+/// `$reduce`, `$find`, `$sort`) or build a list from numbers (`range`). Any other template
+/// costs time linear in its own size and its context's.
+pub(crate) fn loops(template: &Value) -> bool {
+    let mut stack = vec![template];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(text) if text.contains("range") => return true,
+            Value::Array(items) => stack.extend(items),
+            Value::Object(object) => {
+                for (key, item) in object {
+                    if matches!(key.as_str(), "$map" | "$reduce" | "$find" | "$sort")
+                        || key.contains("range")
+                    {
+                        return true;
+                    }
+                    stack.push(item);
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Parses every expression of `template`, including those in branches a render with the
+/// given data would not take: a syntax error or an over-deep expression anywhere is found
+/// before any call.
+pub(crate) fn check_syntax(template: &Value) -> Result<(), Error> {
+    let mut stack = vec![(template, 0usize)];
+    while let Some((value, depth)) = stack.pop() {
+        if depth > MAX_TEMPLATE_DEPTH {
+            return Err(Error::limit(format!(
+                "the template nests deeper than {MAX_TEMPLATE_DEPTH} levels"
+            )));
+        }
+        match value {
+            Value::String(text) => interpolations(text)?,
+            Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
+            Value::Object(object) => {
+                for (key, item) in object {
+                    interpolations(key)?;
+                    stack.push((item, depth + 1));
+                }
+                for (expressions, text) in expressions_of(object) {
+                    if expressions {
+                        parse::parse_all(text)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The strings an operator object evaluates as whole expressions.
+fn expressions_of(object: &Map<String, Value>) -> Vec<(bool, &str)> {
+    let mut out = Vec::new();
+    for (key, item) in object {
+        match (key.as_str(), item) {
+            ("$eval" | "$if", Value::String(text)) => out.push((true, text.as_str())),
+            ("$switch" | "$match", Value::Object(cases)) => out.extend(
+                cases
+                    .keys()
+                    .filter(|k| *k != "$default")
+                    .map(|k| (true, k.as_str())),
+            ),
+            (key, Value::String(text))
+                if object.contains_key("$find") && key.starts_with("each(")
+                    || object.contains_key("$sort") && key.starts_with("by(") =>
+            {
+                out.push((true, text.as_str()));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn interpolations(text: &str) -> Result<(), Error> {
+    let mut at = 0;
+    while let Some(found) = text[at..].find('$') {
+        let dollar = at + found;
+        let rest = &text[dollar..];
+        if rest.starts_with("${") {
+            let (_, end) = parse::parse_interpolation(text, dollar + 2)?;
+            at = end;
+        } else if rest.starts_with("$${") {
+            at = dollar + 3;
+        } else {
+            at = dollar + 1;
+        }
+    }
+    Ok(())
+}
+
+/// Whether two values are equal as json-e compares them (numbers as f64).
+#[cfg(test)]
+pub(crate) fn same(a: &Value, b: &Value) -> bool {
+    value::json_equal(a, b)
+}
