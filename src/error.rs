@@ -84,8 +84,9 @@ pub enum Error {
         /// What the validator reported.
         reason: String,
     },
-    /// A response template has an error that no arguments can fix (syntax, unknown operator).
-    #[error("tool `{tool}`: the response template does not parse: {reason}")]
+    /// A response template has an error that no arguments can fix: syntax, an unknown
+    /// operator or name, or a limit (nesting, steps, size) it exceeds with any arguments.
+    #[error("tool `{tool}`: the response template is refused: {reason}")]
     Template {
         /// The tool the template belongs to.
         tool: String,

@@ -1357,7 +1357,7 @@ async fn try_start_rejects_a_template_that_does_not_parse() {
     assert!(
         error
             .to_string()
-            .starts_with("tool `get_forecast`: the response template does not parse"),
+            .starts_with("tool `get_forecast`: the response template is refused: SyntaxError"),
         "{error}"
     );
 }

@@ -144,8 +144,17 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
             });
         }
         if let Err(error) = items::server(server) {
+            // A template problem points at the template, as a schema problem would.
+            let at = match &error {
+                Error::Template { tool, .. } => server
+                    .tools
+                    .iter()
+                    .position(|t| &t.name == tool)
+                    .map_or(pointer.clone(), |i| format!("{pointer}/tools/{i}/template")),
+                _ => pointer.clone(),
+            };
             problems.push(Problem {
-                pointer: pointer.clone(),
+                pointer: at,
                 reason: error.to_string(),
             });
         }

@@ -14,6 +14,8 @@ mod builtins;
 mod error;
 mod eval;
 mod fromnow;
+#[cfg(test)]
+mod fuzz;
 mod parse;
 mod render;
 #[cfg(test)]
