@@ -532,3 +532,37 @@ async fn max_connections_refuses_a_connection_past_the_cap_with_503_naming_the_f
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
+
+// 2025-11-25/basic/transports.mdx, "Listening for Messages from the Server" 2: a GET must
+// list `text/event-stream` in `Accept`; without the header it opens no stream.
+#[tokio::test]
+async fn a_get_without_an_accept_header_gets_406_in_the_app() {
+    let app = App::start("conn-accept");
+    let mcp = format!("127.0.0.1:{}", app.app.mcp_port);
+    let mut wire = Wire::connect(&mcp).await;
+    wire.post_json("/s/echo/mcp", &[], INITIALIZE).await;
+    let answer = wire.response().await;
+    let session = answer
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_string();
+
+    wire.request(
+        "GET",
+        "/s/echo/mcp",
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        "",
+    )
+    .await;
+    let answer = wire.response().await;
+
+    assert_eq!(answer.status, 406, "{answer:?}");
+    assert!(
+        answer.body.contains("Accept") && answer.body.contains("text/event-stream"),
+        "{}",
+        answer.body
+    );
+}
