@@ -70,6 +70,9 @@ fn help_prints_the_usage_naming_every_option() {
             "--host <address>",
             "--config-dir <path>",
             "--log-limit <n>",
+            "--header-timeout <secs>",
+            "--idle-timeout <secs>",
+            "--max-connections <n>",
             "-h, --help",
             "-v, --version",
             "skill",
@@ -112,6 +115,30 @@ fn a_log_limit_below_100_exits_naming_the_minimum() {
         !dir.path().join("servers.json").exists(),
         "nothing is written"
     );
+}
+
+#[test]
+fn bad_connection_limits_exit_naming_the_flag() {
+    for (flag, value, says) in [
+        ("--header-timeout", "0", "more than 0 seconds"),
+        ("--idle-timeout", "soon", "not a number of seconds"),
+        ("--max-connections", "0", "minimum is 1"),
+    ] {
+        let dir = Scratch::new("conn-flags");
+        let mut app = command();
+        app.arg("--config-dir").arg(dir.path()).args([flag, value]);
+        let out = run_to_exit(app);
+        assert!(!out.status.success(), "{flag} {value} is refused");
+        assert!(
+            out.stderr.contains(flag) && out.stderr.contains(says),
+            "{flag} {value}: {}",
+            out.stderr
+        );
+        assert!(
+            !dir.path().join("servers.json").exists(),
+            "nothing is written"
+        );
+    }
 }
 
 #[test]

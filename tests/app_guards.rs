@@ -2,11 +2,14 @@
 //! binary: `apiKeys`, `allowedHosts` and `manifest` set over the REST API and in
 //! `servers.json`, problems naming the entry at fault, keys that change without ending
 //! sessions, a Host check that stays off until hosts are listed (the guide sends tunnels to
-//! the MCP port), the manifest at `/s/NAME/.well-known/mcp-server.json`, and a UI port that
-//! no MCP guard touches.
+//! the MCP port), the manifest at `/s/NAME/.well-known/mcp-server.json`, a UI port that
+//! no MCP guard touches, and the connection limits of both listeners (`--header-timeout`,
+//! `--idle-timeout`, `--max-connections`).
 
 mod app_process;
 mod common;
+#[path = "common/wire.rs"]
+mod wire;
 
 use app_process::{Running, Scratch, command_in, free_ports, run_to_exit};
 use common::{PATIENCE, call_ok, client_config, connect, text};
@@ -16,6 +19,8 @@ use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
+use tokio::time::Instant;
+use wire::Wire;
 
 /// One running app and an HTTP client for its API.
 struct App {
@@ -430,4 +435,134 @@ async fn a_keyless_client_of_an_open_server_is_unaffected() {
     let result = call_ok(&client, "echo", json!({ "message": "hi" })).await;
     assert_eq!(text(&result), "hi");
     client.cancel().await.expect("the client closes");
+}
+
+// ---------------------------------------------------------------------------------------
+// Connection limits on both listeners
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}"#;
+
+/// The app in a fresh directory, started with `flags`.
+fn start_with(name: &str, flags: &[&str]) -> (Running, Scratch) {
+    let dir = Scratch::new(name);
+    let (mcp, ui) = free_ports();
+    let mut command = command_in(dir.path(), mcp, ui);
+    command.args(flags);
+    (Running::spawn(command, mcp, ui), dir)
+}
+
+#[tokio::test]
+async fn the_timeout_flags_close_stalled_and_idle_connections_on_both_listeners() {
+    // Arrange
+    let (app, _dir) = start_with(
+        "conn-timeouts",
+        &["--header-timeout", "0.5", "--idle-timeout", "1"],
+    );
+    let mcp = format!("127.0.0.1:{}", app.mcp_port);
+    let ui = format!("127.0.0.1:{}", app.ui_port);
+
+    // Act: half a header on the MCP port; one answered request, then silence, on the UI port.
+    let started = Instant::now();
+    let mut stalled = Wire::connect(&mcp).await;
+    stalled
+        .send(b"POST /s/echo/mcp HTTP/1.1\r\nhost: localhost\r\n")
+        .await;
+    let mut idle = Wire::connect(&ui).await;
+    idle.request("GET", "/api/v1/servers", &[], "").await;
+    let answer = idle.response().await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let answered = Instant::now();
+
+    // Assert: both closed, not before their timeouts.
+    let (_, closed_at) = stalled.closed().await;
+    assert!(
+        closed_at - started >= std::time::Duration::from_millis(250),
+        "the stalled connection closed after {:?}",
+        closed_at - started
+    );
+    let (_, closed_at) = idle.closed().await;
+    assert!(
+        closed_at - answered >= std::time::Duration::from_millis(500),
+        "the idle connection closed after {:?}",
+        closed_at - answered
+    );
+}
+
+#[tokio::test]
+async fn max_connections_refuses_a_connection_past_the_cap_with_503_naming_the_flag() {
+    // Arrange: two connections hold both places of the MCP listener.
+    let (app, _dir) = start_with("conn-cap", &["--max-connections", "2"]);
+    let mcp = format!("127.0.0.1:{}", app.mcp_port);
+    let mut first = Wire::connect(&mcp).await;
+    first.post_json("/s/echo/mcp", &[], INITIALIZE).await;
+    assert_eq!(first.response().await.status, 200);
+    let mut second = Wire::connect(&mcp).await;
+    second.post_json("/s/echo/mcp", &[], INITIALIZE).await;
+    assert_eq!(second.response().await.status, 200);
+
+    // Act
+    let mut third = Wire::connect(&mcp).await;
+    let (refusal, _) = third.closed().await;
+
+    // Assert
+    assert!(
+        refusal.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+        "{refusal}"
+    );
+    assert!(
+        refusal.contains("connection: close") && refusal.contains("(--max-connections)"),
+        "{refusal}"
+    );
+    // The UI listener has its own places.
+    let mut api = Wire::connect(&format!("127.0.0.1:{}", app.ui_port)).await;
+    api.request("GET", "/api/v1/servers", &[], "").await;
+    assert_eq!(api.response().await.status, 200);
+    // A place frees once a connection closes.
+    drop(first);
+    let deadline = Instant::now() + wire::PATIENCE;
+    loop {
+        let mut next = Wire::connect(&mcp).await;
+        next.post_json("/s/echo/mcp", &[], INITIALIZE).await;
+        let status = next.head().await.status;
+        if status == 200 {
+            break;
+        }
+        assert_eq!(status, 503);
+        assert!(Instant::now() < deadline, "no place freed");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+// 2025-11-25/basic/transports.mdx, "Listening for Messages from the Server" 2: a GET must
+// list `text/event-stream` in `Accept`; without the header it opens no stream.
+#[tokio::test]
+async fn a_get_without_an_accept_header_gets_406_in_the_app() {
+    let app = App::start("conn-accept");
+    let mcp = format!("127.0.0.1:{}", app.app.mcp_port);
+    let mut wire = Wire::connect(&mcp).await;
+    wire.post_json("/s/echo/mcp", &[], INITIALIZE).await;
+    let answer = wire.response().await;
+    let session = answer
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_string();
+
+    wire.request(
+        "GET",
+        "/s/echo/mcp",
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        "",
+    )
+    .await;
+    let answer = wire.response().await;
+
+    assert_eq!(answer.status, 406, "{answer:?}");
+    assert!(
+        answer.body.contains("Accept") && answer.body.contains("text/event-stream"),
+        "{}",
+        answer.body
+    );
 }

@@ -19,6 +19,10 @@ use raw::{Peer, event_stream, init_request, notification, request, rpc_body};
 #[path = "common/schema.rs"]
 mod schema;
 
+/// Raw HTTP on one connection, for a GET with no `Accept` header at all.
+#[path = "common/wire.rs"]
+mod wire;
+
 /// A local helper: POST JSON-RPC with the headers a client sends, initialize sessions, read
 /// JSON or SSE answers and GET streams. Deliberately independent of `tests/common`.
 mod raw {
@@ -1636,6 +1640,33 @@ async fn get_accepting_only_json_gets_406() {
     }
 
     schema::assert_server_messages_valid(&server.log());
+}
+
+// 2025-11-25/basic/transports.mdx, "Listening for Messages from the Server" 2: the client
+// MUST include an `Accept` header listing `text/event-stream`. A GET with none (reqwest
+// always sends `*/*`, so this one is written by hand) is no stream request: 406.
+#[tokio::test]
+async fn get_without_an_accept_header_gets_406_and_opens_no_stream() {
+    let server = echo_server().await;
+    let (peer, _) = Peer::initialized(&server, "2025-11-25").await;
+    let session = peer.session.clone().expect("a session id");
+    let mut get = wire::Wire::connect(&wire::authority(&peer.url)).await;
+    get.request(
+        "GET",
+        "/mcp",
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        "",
+    )
+    .await;
+    let answer = get.response().await;
+    assert_eq!(answer.status, 406, "{answer:?}");
+    let body: Value = serde_json::from_str(&answer.body).expect("a JSON error body");
+    let message = expect_error(&body, -32600);
+    assert_mentions(&message, &["Accept", "text/event-stream"]);
+    assert!(!server.sessions()[0].stream_open);
 }
 
 // 2025-11-25/basic/transports.mdx, "Multiple Connections" 2: a message goes on one stream

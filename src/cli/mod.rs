@@ -18,8 +18,6 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use axum::serve::ListenerExt;
-
 pub use app::App;
 pub use options::{
     Command, MIN_LOG_LIMIT, Options, SkillAction, SkillArgs, StdioArgs, default_config_dir,
@@ -206,27 +204,34 @@ async fn serve(
         &registry,
     );
 
-    // axum leaves Nagle on; without TCP_NODELAY each small SSE write waits ~40 ms.
-    let nodelay = |tcp: &mut tokio::net::TcpStream| {
-        let _ = tcp.set_nodelay(true);
+    let connections = crate::engine::Connections {
+        header_read_timeout: options.header_timeout,
+        idle_timeout: options.idle_timeout,
+        max_connections: options.max_connections,
     };
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|stop| *stop).await;
     };
-    let mcp = axum::serve(
-        mcp_listener.tap_io(nodelay),
+    let mcp = crate::engine::serve(
+        mcp_listener,
         registry::mcp_router(registry.clone()),
-    )
-    .with_graceful_shutdown(stopped(stop_rx.clone()));
-    let ui = axum::serve(ui_listener.tap_io(nodelay), api::router(app.clone()))
-        .with_graceful_shutdown(stopped(stop_rx));
-    let servers = async { tokio::try_join!(async { mcp.await }, async { ui.await }) };
+        connections,
+        "--max-connections",
+        stopped(stop_rx.clone()),
+    );
+    let ui = crate::engine::serve(
+        ui_listener,
+        api::router(app.clone()),
+        connections,
+        "--max-connections",
+        stopped(stop_rx),
+    );
+    // The listeners serve until told to stop.
+    let servers = async { tokio::join!(mcp, ui) };
     tokio::pin!(servers);
     tokio::select! {
-        result = &mut servers => {
-            result.map_err(|source| CliError::Io { path: dir.clone(), source })?;
-        }
+        _ = &mut servers => {}
         () = shutdown => {
             // Long-lived streams would hold a graceful shutdown open: end the sessions first.
             for (_, hosted) in registry.all() {

@@ -2,6 +2,7 @@
 
 use std::net::IpAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
 
@@ -28,6 +29,18 @@ pub struct Options {
     /// Log records kept in memory, across all servers. The minimum is 100.
     #[arg(long, value_name = "n", default_value_t = 10_000, value_parser = parse_log_limit)]
     pub log_limit: usize,
+    /// Seconds a client may take to send a request's headers, from when it connects or
+    /// starts its next request; then its connection is closed. Both listeners.
+    #[arg(long, value_name = "secs", default_value = "10", value_parser = parse_seconds)]
+    pub header_timeout: Duration,
+    /// Seconds a kept-alive connection may wait for its next request; then it is closed.
+    /// Open event streams are not affected. Both listeners.
+    #[arg(long, value_name = "secs", default_value = "60", value_parser = parse_seconds)]
+    pub idle_timeout: Duration,
+    /// Connections open at once on each listener; past it a new one is answered 503 and
+    /// closed.
+    #[arg(long, value_name = "n", default_value_t = 1024, value_parser = parse_max_connections)]
+    pub max_connections: usize,
     /// Print the version.
     #[arg(short = 'v', long = "version", action = ArgAction::Version)]
     version: Option<bool>,
@@ -95,6 +108,36 @@ fn parse_log_limit(text: &str) -> Result<usize, String> {
     Ok(n)
 }
 
+/// A duration in seconds, whole or decimal (`0.5`), above zero and at most a day.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if secs.is_nan() || secs <= 0.0 {
+        return Err(format!("must be more than 0 seconds, got {text}"));
+    }
+    if secs > MAX_TIMEOUT_SECS {
+        return Err(format!(
+            "the maximum is {MAX_TIMEOUT_SECS} seconds (a day), got {text}"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// The longest `--header-timeout` or `--idle-timeout` accepted, in seconds.
+const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+fn parse_max_connections(text: &str) -> Result<usize, String> {
+    let n: usize = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number"))?;
+    if n == 0 {
+        return Err("the minimum is 1".into());
+    }
+    Ok(n)
+}
+
 impl Options {
     /// The config directory: `--config-dir`, else `$XDG_CONFIG_HOME/mcp-decoy` when that is
     /// an absolute path, else `~/.config/mcp-decoy`.
@@ -132,6 +175,48 @@ mod tests {
             (6280, 6281, 10_000)
         );
         assert_eq!(options.host.to_string(), "127.0.0.1");
+        assert_eq!(
+            (
+                options.header_timeout,
+                options.idle_timeout,
+                options.max_connections
+            ),
+            (Duration::from_secs(10), Duration::from_secs(60), 1024)
+        );
+    }
+
+    #[test]
+    fn connection_limits_take_seconds_and_refuse_zero_naming_the_flag() {
+        let options = Options::try_parse_from([
+            "mcp-decoy",
+            "--header-timeout",
+            "0.5",
+            "--idle-timeout",
+            "2",
+            "--max-connections",
+            "8",
+        ])
+        .expect("valid limits");
+        assert_eq!(options.header_timeout, Duration::from_millis(500));
+        assert_eq!(options.idle_timeout, Duration::from_secs(2));
+        assert_eq!(options.max_connections, 8);
+        for (flag, value, reason) in [
+            ("--header-timeout", "0", "more than 0 seconds"),
+            ("--idle-timeout", "-1", "more than 0 seconds"),
+            ("--idle-timeout", "soon", "not a number of seconds"),
+            ("--header-timeout", "NaN", "more than 0 seconds"),
+            ("--header-timeout", "100000", "maximum is 86400"),
+            ("--max-connections", "0", "minimum is 1"),
+            ("--max-connections", "many", "not a whole number"),
+        ] {
+            let arg = format!("{flag}={value}");
+            let error = Options::try_parse_from(["mcp-decoy", &arg]).expect_err(value);
+            let text = error.to_string();
+            assert!(
+                text.contains(flag) && text.contains(reason),
+                "{flag} {value}: {text}"
+            );
+        }
     }
 
     #[test]

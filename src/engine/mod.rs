@@ -47,6 +47,9 @@ use serde_json::{Value, json};
 pub(crate) use state::catalog::Kind;
 pub use state::session::SessionInfo;
 pub(crate) use transport::duplex;
+pub(crate) use transport::http::listener::Connections;
+#[cfg(feature = "decoy-cli")]
+pub(crate) use transport::http::listener::serve;
 #[cfg(feature = "decoy-cli")]
 pub(crate) use transport::http::router_at;
 pub(crate) use transport::http::serve::{Running, spawn};

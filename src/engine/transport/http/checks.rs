@@ -59,17 +59,36 @@ pub(crate) fn has_json_content_type(headers: &HeaderMap) -> bool {
         .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
 }
 
+/// Whether a response of type `mime` may be sent: no `Accept` header accepts anything.
 pub(crate) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
-    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
-        return true;
-    };
+    !headers.contains_key(header::ACCEPT) || lists(headers, mime)
+}
+
+/// Whether an `Accept` header is present and lists `mime`, itself or by a wildcard
+/// (`*/*`, `text/*`), with a weight above zero.
+pub(crate) fn lists(headers: &HeaderMap, mime: &str) -> bool {
     let kind = mime.split('/').next().unwrap_or_default();
-    accept.split(',').any(|item| {
-        let item = item.split(';').next().unwrap_or_default().trim();
-        item.eq_ignore_ascii_case(mime)
-            || item == "*/*"
-            || item.eq_ignore_ascii_case(&format!("{kind}/*"))
-    })
+    let wildcard = format!("{kind}/*");
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|item| {
+            let mut parts = item.split(';');
+            let range = parts.next().unwrap_or_default().trim();
+            let refused = parts.any(|param| {
+                param
+                    .trim()
+                    .strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            !refused
+                && (range.eq_ignore_ascii_case(mime)
+                    || range == "*/*"
+                    || range.eq_ignore_ascii_case(&wildcard))
+        })
 }
 
 /// 2026-07-28 has no GET stream and no sessions to delete: 405 (transport page) for a
@@ -121,5 +140,37 @@ mod tests {
         ] {
             assert!(!is_loopback_origin(bad), "{bad}");
         }
+    }
+
+    fn accept(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_str(value).expect("a header value"),
+        );
+        headers
+    }
+
+    #[test]
+    fn an_accept_header_lists_a_type_by_name_or_wildcard_unless_weighted_zero() {
+        let sse = "text/event-stream";
+        for listed in [
+            "text/event-stream",
+            "application/json, TEXT/EVENT-STREAM",
+            "text/*",
+            "*/*;q=0.1",
+            "text/event-stream; q=1",
+        ] {
+            assert!(lists(&accept(listed), sse), "{listed}");
+        }
+        for unlisted in ["application/json", "text/event-stream;q=0", "", "text/html"] {
+            assert!(!lists(&accept(unlisted), sse), "{unlisted}");
+        }
+        assert!(!lists(&HeaderMap::new(), sse), "no header lists nothing");
+        assert!(
+            accepts(&HeaderMap::new(), sse),
+            "no header accepts anything"
+        );
+        assert!(!accepts(&accept("application/json"), sse));
     }
 }

@@ -6,10 +6,12 @@
 //! message: that is the pipeline's.
 //!
 //! [`serve`] runs one engine alone on its own thread (the fixture); [`router_at`] gives the
-//! router the app nests under `/s/NAME/mcp`.
+//! router the app nests under `/s/NAME/mcp`. Every listener, the fixture's and the app's two,
+//! serves its connections through [`listener`]: header and idle timeouts, a connection cap.
 
 pub(crate) mod capture;
 pub(crate) mod checks;
+pub(crate) mod listener;
 pub(crate) mod post;
 pub(crate) mod render;
 pub(crate) mod serve;

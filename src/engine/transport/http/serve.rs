@@ -5,9 +5,9 @@
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 
-use axum::serve::ListenerExt;
 use tokio::sync::oneshot;
 
+use super::listener::{self, Connections};
 use super::router;
 use crate::engine::Engine;
 use crate::engine::transport::attach::{self, Attach};
@@ -21,12 +21,23 @@ pub(crate) struct Running {
     pub(crate) runtime: tokio::runtime::Handle,
     /// The attach socket of stdio bridges, opened by the first stdio command.
     attach: std::sync::Mutex<Option<Attach>>,
+    /// The connection limits it was started with, kept for a restart.
+    pub(crate) connections: Connections,
     stop: Option<oneshot::Sender<()>>,
     stopped: Option<oneshot::Receiver<()>>,
 }
 
-/// Binds `addr` (port 0 picks a free port) and serves `engine` on a new thread.
-pub(crate) fn spawn(engine: Arc<Engine>, addr: SocketAddr) -> Result<Running, Error> {
+/// The builder method that raises the fixture's connection cap, named by its refusals.
+const MAX_CONNECTIONS_SETTING: &str = "MockMcpServerBuilder::max_connections";
+
+/// Binds `addr` (port 0 picks a free port) and serves `engine` on a new thread, its
+/// connections held to `connections` (checked first: a zero limit is refused).
+pub(crate) fn spawn(
+    engine: Arc<Engine>,
+    addr: SocketAddr,
+    connections: Connections,
+) -> Result<Running, Error> {
+    connections.check()?;
     let bind_error = |source| Error::Bind {
         addr: addr.to_string(),
         source,
@@ -55,16 +66,16 @@ pub(crate) fn spawn(engine: Arc<Engine>, addr: SocketAddr) -> Result<Running, Er
                         return;
                     }
                 };
-                // axum leaves Nagle on; without TCP_NODELAY each small SSE write waits ~40 ms
-                // for the peer's delayed ACK.
-                let listener = listener.tap_io(|tcp| {
-                    let _ = tcp.set_nodelay(true);
-                });
-                let serve = axum::serve(listener, router(engine.clone()));
+                // Stopping drops the accept loop at once; the runtime's end closes the rest.
+                let serve = listener::serve(
+                    listener,
+                    router(engine.clone()),
+                    connections,
+                    MAX_CONNECTIONS_SETTING,
+                    std::future::pending(),
+                );
                 tokio::select! {
-                    result = serve => if let Err(error) = result {
-                        tracing::error!(%error, "mcp-decoy: the server stopped");
-                    },
+                    () = serve => {}
                     _ = stop_rx => {}
                 }
                 // Ending the sessions wakes their streams, so nothing outlives the runtime.
@@ -86,6 +97,7 @@ pub(crate) fn spawn(engine: Arc<Engine>, addr: SocketAddr) -> Result<Running, Er
         addr,
         runtime: handle,
         attach: std::sync::Mutex::default(),
+        connections,
         stop: Some(stop_tx),
         stopped: Some(stopped_rx),
     })

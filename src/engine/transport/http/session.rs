@@ -9,7 +9,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::checks::{accepts, modern_get_or_delete, origin_rejection};
+use super::checks::{lists, modern_get_or_delete, origin_rejection};
 use super::render::{status_code, transport_error};
 use super::{EMPTY, inbound, sse};
 use crate::engine::Engine;
@@ -37,7 +37,9 @@ pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> 
         Err(rejection) => return *rejection,
     };
     let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
-    if !accepts(headers, "text/event-stream") {
+    // The client MUST send an Accept header listing text/event-stream (transports,
+    // "Listening for Messages from the Server"); without one, a GET is no stream request.
+    if !lists(headers, "text/event-stream") {
         return transport_error(
             StatusCode::NOT_ACCEPTABLE,
             code::INVALID_REQUEST,

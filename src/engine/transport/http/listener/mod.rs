@@ -1,0 +1,227 @@
+//! Serves a router on a TCP listener and keeps its connections in check: a client gets
+//! [`Connections::header_read_timeout`] to send a request's head, a kept-alive connection
+//! [`Connections::idle_timeout`] between requests (never while a response, such as an event
+//! stream, is still being written: [`watch`]), and past [`Connections::max_connections`] a
+//! new connection is answered `503` and closed ([`refuse`]). The fixture and both listeners
+//! of the app serve through [`serve`]; `axum::serve` offers none of these limits.
+
+mod refuse;
+mod watch;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::Error;
+use watch::{Tracked, Watch, Watched};
+
+/// How a listener treats its connections. The defaults suit tests and the app alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Connections {
+    /// How long a client may take to send a request's head (request line and headers),
+    /// counted from when it connects or, between requests, from its next request's first
+    /// byte. Past it the connection is closed (slowloris).
+    pub(crate) header_read_timeout: Duration,
+    /// How long a kept-alive connection may wait for its next request once every response
+    /// is written. A request in flight, a long event stream included, stops this clock.
+    pub(crate) idle_timeout: Duration,
+    /// Connections open at once on this listener; past it a new one gets `503` and is closed.
+    pub(crate) max_connections: usize,
+}
+
+impl Default for Connections {
+    fn default() -> Self {
+        Connections {
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 1024,
+        }
+    }
+}
+
+impl Connections {
+    /// Refuses a zero limit, naming the builder method at fault (the app's flags check
+    /// their own values).
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        let zero = |field| Error::InvalidConfig {
+            field,
+            reason: "must be more than zero".into(),
+        };
+        if self.header_read_timeout.is_zero() {
+            return Err(zero("header_read_timeout"));
+        }
+        if self.idle_timeout.is_zero() {
+            return Err(zero("idle_timeout"));
+        }
+        if self.max_connections == 0 {
+            return Err(zero("max_connections"));
+        }
+        Ok(())
+    }
+}
+
+/// How many refusals may be written at once; past it a connection over the limit is closed
+/// without a word, so a flood cannot pile up refusal tasks either.
+const MAX_REFUSALS: usize = 64;
+
+/// Serves `router` on `listener` until `shutdown` completes, then stops accepting, lets
+/// every connection finish its response (hyper's graceful shutdown) and returns once all are
+/// closed. `setting` names what raises [`Connections::max_connections`], for the refusal
+/// and its warning. Dropping the future stops accepting at once; the connections then live
+/// as long as their runtime.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    router: Router,
+    limits: Connections,
+    setting: &'static str,
+    shutdown: impl Future<Output = ()>,
+) {
+    let slots = Arc::new(Semaphore::new(
+        limits.max_connections.min(Semaphore::MAX_PERMITS),
+    ));
+    let refusals = Arc::new(Semaphore::new(MAX_REFUSALS));
+    let mut refused = refuse::Warnings::default();
+    let stop = CancellationToken::new();
+    // Each connection holds a sender; `recv` returns `None` once the last one is dropped.
+    let (open, mut all_closed) = mpsc::channel::<()>(1);
+    let service = TowerToHyperService::new(router);
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let tcp = match accepted {
+            Ok((tcp, _)) => tcp,
+            Err(error) if is_connection_error(&error) => continue,
+            Err(error) => {
+                // Most likely out of file descriptors (EMFILE): wait for some to close, as
+                // axum::serve and hyper 0.14 did.
+                tracing::error!(%error, "mcp-decoy: cannot accept a connection");
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_secs(1)) => continue,
+                    () = &mut shutdown => break,
+                }
+            }
+        };
+        // Without TCP_NODELAY each small SSE write waits ~40 ms for the peer's delayed ACK.
+        let _ = tcp.set_nodelay(true);
+        match slots.clone().try_acquire_owned() {
+            Ok(slot) => {
+                let connection = connection(
+                    tcp,
+                    service.clone(),
+                    limits,
+                    stop.clone(),
+                    (slot, open.clone()),
+                );
+                tokio::spawn(connection);
+            }
+            Err(_) => {
+                refused.note(limits.max_connections, setting);
+                if let Ok(permit) = refusals.clone().try_acquire_owned() {
+                    tokio::spawn(refuse::refuse(tcp, limits.max_connections, setting, permit));
+                }
+            }
+        }
+    }
+    drop(listener);
+    stop.cancel();
+    drop(open);
+    let _ = all_closed.recv().await;
+}
+
+/// One connection, served until it ends, a timeout expires, or the listener stops (then
+/// after its current response). `held` is its place under the cap and in the count of open
+/// connections, given back when this returns.
+async fn connection(
+    tcp: TcpStream,
+    service: TowerToHyperService<Router>,
+    limits: Connections,
+    stop: CancellationToken,
+    held: (OwnedSemaphorePermit, mpsc::Sender<()>),
+) {
+    let watch = Arc::new(Watch::new(limits));
+    let io = TokioIo::new(Watched::new(tcp, watch.clone()));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    // hyper's own header timer also runs between requests, so it would cut a kept-alive
+    // connection after the header timeout; `Watch` times the two apart instead.
+    http.header_read_timeout(None);
+    let served = http.serve_connection(io, Tracked::new(service, watch.clone()));
+    tokio::pin!(served);
+    let expired = watch.expired();
+    tokio::pin!(expired);
+    let mut stopping = false;
+    loop {
+        tokio::select! {
+            result = served.as_mut() => {
+                if let Err(error) = result {
+                    tracing::debug!(%error, "mcp-decoy: a connection ended with an error");
+                }
+                break;
+            }
+            timeout = &mut expired => {
+                // Dropping the connection closes the socket.
+                tracing::debug!("mcp-decoy: closing a connection after its {timeout}");
+                break;
+            }
+            () = stop.cancelled(), if !stopping => {
+                stopping = true;
+                served.as_mut().graceful_shutdown();
+            }
+        }
+    }
+    drop(held);
+}
+
+/// Errors of one connection that was gone before `accept` returned it.
+fn is_connection_error(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset};
+    matches!(
+        error.kind(),
+        ConnectionRefused | ConnectionAborted | ConnectionReset
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_zero_limit_is_refused_naming_its_field() {
+        for (limits, field) in [
+            (
+                Connections {
+                    header_read_timeout: Duration::ZERO,
+                    ..Connections::default()
+                },
+                "header_read_timeout",
+            ),
+            (
+                Connections {
+                    idle_timeout: Duration::ZERO,
+                    ..Connections::default()
+                },
+                "idle_timeout",
+            ),
+            (
+                Connections {
+                    max_connections: 0,
+                    ..Connections::default()
+                },
+                "max_connections",
+            ),
+        ] {
+            let error = limits.check().expect_err("zero is refused");
+            assert!(error.to_string().contains(field), "{error}");
+        }
+        assert!(Connections::default().check().is_ok());
+    }
+}

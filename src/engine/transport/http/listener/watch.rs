@@ -1,0 +1,256 @@
+//! The two timeouts of one connection. Which clock runs depends on what the connection is
+//! doing, which only the bytes ([`Watched`]) and the requests ([`Tracked`]) know together:
+//! waiting for a request's head (the header timeout), waiting between requests (the idle
+//! timeout), or serving a request until its response is written (neither: an event stream
+//! may stay open for hours). [`Watch::expired`] completes when the running clock runs out.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use bytes::Bytes;
+use hyper::body::{Body as HttpBody, Frame, Incoming, SizeHint};
+use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use super::Connections;
+
+/// What the connection is doing, as far as its timeouts care.
+#[derive(Debug, Clone, Copy)]
+enum Phase {
+    /// Waiting for a request's head since then: the header timeout runs.
+    Head(Instant),
+    /// Between requests since then: the idle timeout runs.
+    Idle(Instant),
+    /// This many requests whose responses are not yet written: no timeout runs.
+    Busy(usize),
+}
+
+/// The state both timeouts read, shared by the connection's bytes, requests and watchdog.
+#[derive(Debug)]
+pub(super) struct Watch {
+    phase: Mutex<Phase>,
+    changed: Notify,
+    header: Duration,
+    idle: Duration,
+}
+
+impl Watch {
+    /// A new connection: its first request's head is due within the header timeout.
+    pub(super) fn new(limits: Connections) -> Watch {
+        Watch {
+            phase: Mutex::new(Phase::Head(Instant::now())),
+            changed: Notify::new(),
+            header: limits.header_read_timeout,
+            idle: limits.idle_timeout,
+        }
+    }
+
+    fn update(&self, change: impl FnOnce(Phase) -> Phase) {
+        let mut phase = self.phase.lock().unwrap_or_else(|p| p.into_inner());
+        *phase = change(*phase);
+        drop(phase);
+        // One waiter, the watchdog; a permit stored while it is busy is not lost.
+        self.changed.notify_one();
+    }
+
+    /// Bytes arrived: between requests, they start the next request's head.
+    fn bytes_arrived(&self) {
+        let idle = matches!(
+            *self.phase.lock().unwrap_or_else(|p| p.into_inner()),
+            Phase::Idle(_)
+        );
+        if idle {
+            self.update(|phase| match phase {
+                Phase::Idle(_) => Phase::Head(Instant::now()),
+                other => other,
+            });
+        }
+    }
+
+    /// A request's head was read; the guard ends the request when its response is written
+    /// (or dropped).
+    fn request_started(self: &Arc<Self>) -> InFlight {
+        self.update(|phase| match phase {
+            Phase::Busy(n) => Phase::Busy(n + 1),
+            Phase::Head(_) | Phase::Idle(_) => Phase::Busy(1),
+        });
+        InFlight(self.clone())
+    }
+
+    fn request_ended(&self) {
+        self.update(|phase| match phase {
+            Phase::Busy(n) if n > 1 => Phase::Busy(n - 1),
+            _ => Phase::Idle(Instant::now()),
+        });
+    }
+
+    /// When the running clock runs out, and which timeout it is; `None` while busy (or
+    /// when the deadline is too far to represent).
+    fn deadline(&self) -> Option<(Instant, &'static str)> {
+        match *self.phase.lock().unwrap_or_else(|p| p.into_inner()) {
+            Phase::Head(since) => Some((since.checked_add(self.header)?, "header read timeout")),
+            Phase::Idle(since) => Some((since.checked_add(self.idle)?, "idle timeout")),
+            Phase::Busy(_) => None,
+        }
+    }
+
+    /// Completes with the timeout's name once the running clock runs out.
+    pub(super) async fn expired(&self) -> &'static str {
+        loop {
+            match self.deadline() {
+                None => self.changed.notified().await,
+                Some((deadline, timeout)) => {
+                    tokio::select! {
+                        () = tokio::time::sleep_until(deadline) => {
+                            // The phase may have changed just now without waking us yet.
+                            if self.deadline() == Some((deadline, timeout)) {
+                                return timeout;
+                            }
+                        }
+                        () = self.changed.notified() => {}
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One request in flight, until its response body is written or dropped.
+#[derive(Debug)]
+struct InFlight(Arc<Watch>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.request_ended();
+    }
+}
+
+/// The connection's socket, telling the watch when bytes arrive.
+#[derive(Debug)]
+pub(super) struct Watched {
+    tcp: TcpStream,
+    watch: Arc<Watch>,
+}
+
+impl Watched {
+    pub(super) fn new(tcp: TcpStream, watch: Arc<Watch>) -> Watched {
+        Watched { tcp, watch }
+    }
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.tcp).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.watch.bytes_arrived();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.tcp).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.tcp.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_shutdown(cx)
+    }
+}
+
+/// The router as hyper calls it, marking each request in flight until its response body
+/// is written.
+#[derive(Debug, Clone)]
+pub(super) struct Tracked {
+    router: TowerToHyperService<Router>,
+    watch: Arc<Watch>,
+}
+
+impl Tracked {
+    pub(super) fn new(router: TowerToHyperService<Router>, watch: Arc<Watch>) -> Tracked {
+        Tracked { router, watch }
+    }
+}
+
+type Answer = http::Response<TrackedBody>;
+
+impl hyper::service::Service<http::Request<Incoming>> for Tracked {
+    type Response = Answer;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Answer, Infallible>> + Send>>;
+
+    fn call(&self, request: http::Request<Incoming>) -> Self::Future {
+        let in_flight = self.watch.request_started();
+        let answer = self.router.call(request);
+        Box::pin(async move {
+            let response = answer.await?;
+            Ok(response.map(|body| TrackedBody {
+                body,
+                _in_flight: in_flight,
+            }))
+        })
+    }
+}
+
+/// A response body that keeps its request in flight until hyper has written it all
+/// (then hyper drops it).
+#[derive(Debug)]
+pub(super) struct TrackedBody {
+    body: Body,
+    _in_flight: InFlight,
+}
+
+impl HttpBody for TrackedBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}

@@ -1,0 +1,241 @@
+//! Connection hygiene on the fixture's listener, over raw sockets: a client that stalls in
+//! its headers or idles between requests loses its connection after the configured
+//! timeout, an event stream outlives the idle timeout, and past `max_connections` a new
+//! connection is refused with `503` while the server keeps serving the others. Bounds are
+//! generous and only from below (the server never closes early); nothing here times speed.
+
+use std::time::Duration;
+
+use mcp_decoy::{MockMcpServer, Tool};
+use tokio::time::Instant;
+
+#[path = "common/wire.rs"]
+mod wire;
+
+use wire::{Wire, authority};
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const PING: &str = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+
+/// Initializes a 2025-11-25 session on `wire`; returns its id.
+async fn initialize(wire: &mut Wire) -> String {
+    wire.post_json("/mcp", &[], INITIALIZE).await;
+    let answer = wire.response().await;
+    assert_eq!(answer.status, 200, "initialize: {answer:?}");
+    let session = answer
+        .header("mcp-session-id")
+        .unwrap_or_else(|| panic!("no session id in {:?}", answer.head))
+        .to_string();
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    wire.post_json("/mcp", &headers, INITIALIZED).await;
+    assert_eq!(
+        wire.response().await.status,
+        202,
+        "notifications/initialized"
+    );
+    session
+}
+
+async fn ping(wire: &mut Wire, session: &str) -> u16 {
+    let headers = [
+        ("mcp-session-id", session),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    wire.post_json("/mcp", &headers, PING).await;
+    wire.response().await.status
+}
+
+#[tokio::test]
+async fn a_connection_that_sends_half_a_header_and_stalls_is_closed_after_the_header_timeout() {
+    // Arrange
+    let timeout = Duration::from_millis(500);
+    let server = MockMcpServer::builder()
+        .header_read_timeout(timeout)
+        .start()
+        .await;
+    let at = authority(&server.url());
+
+    // Act: one connection sends half a request head, another sends nothing at all.
+    let started = Instant::now();
+    let mut half = Wire::connect(&at).await;
+    let mut silent = Wire::connect(&at).await;
+    half.send(b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-ty")
+        .await;
+
+    // Assert: both are closed, not before the timeout, without an answer.
+    for (name, wire) in [("half a header", &mut half), ("nothing", &mut silent)] {
+        let (answer, closed_at) = wire.closed().await;
+        assert!(
+            closed_at - started >= timeout / 2,
+            "{name}: closed after {:?}, before the header timeout",
+            closed_at - started
+        );
+        assert!(!answer.contains("HTTP/1.1 200"), "{name}: {answer}");
+    }
+    // The server keeps serving well-behaved clients.
+    let mut fine = Wire::connect(&at).await;
+    initialize(&mut fine).await;
+}
+
+#[tokio::test]
+async fn a_kept_alive_connection_outlives_the_header_timeout_between_requests_then_idles_out() {
+    // Arrange
+    let idle = Duration::from_secs(4);
+    let server = MockMcpServer::builder()
+        .header_read_timeout(Duration::from_millis(300))
+        .idle_timeout(idle)
+        .start()
+        .await;
+    let mut wire = Wire::connect(&authority(&server.url())).await;
+    let session = initialize(&mut wire).await;
+
+    // Act: wait past the header timeout (not the idle one), then reuse the connection.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(
+        ping(&mut wire, &session).await,
+        200,
+        "the same connection answers"
+    );
+    let answered = Instant::now();
+
+    // Assert: left idle, the connection is closed, not before the idle timeout.
+    let (rest, closed_at) = wire.closed().await;
+    assert!(rest.is_empty(), "nothing is sent on an idle close: {rest}");
+    assert!(
+        closed_at - answered >= idle / 2,
+        "closed {:?} after the last answer, before the idle timeout",
+        closed_at - answered
+    );
+    assert_eq!(server.sessions().len(), 1, "an idle close ends no session");
+}
+
+#[tokio::test]
+async fn an_open_event_stream_outlives_the_idle_timeout_and_still_delivers_a_notification() {
+    // Arrange: a session and its GET stream, on a server with a short idle timeout.
+    let idle = Duration::from_millis(500);
+    let server = MockMcpServer::builder()
+        .header_read_timeout(Duration::from_millis(500))
+        .idle_timeout(idle)
+        .start()
+        .await;
+    let at = authority(&server.url());
+    let mut posts = Wire::connect(&at).await;
+    let session = initialize(&mut posts).await;
+    let mut stream = Wire::connect(&at).await;
+    stream
+        .request(
+            "GET",
+            "/mcp",
+            &[
+                ("accept", "text/event-stream"),
+                ("mcp-session-id", &session),
+                ("mcp-protocol-version", "2025-11-25"),
+            ],
+            "",
+        )
+        .await;
+    let head = stream.head().await;
+    assert_eq!(head.status, 200, "{head:?}");
+    assert_eq!(head.header("content-type"), Some("text/event-stream"));
+
+    // Act: stay quiet for four idle timeouts, then change the catalog.
+    tokio::time::sleep(idle * 4).await;
+    server.add_tool(Tool::new("late")).expect("a new tool");
+
+    // Assert: the stream was not cut and carries the notification.
+    let events = stream.read_until("notifications/tools/list_changed").await;
+    assert!(events.contains("data:"), "{events}");
+    assert!(server.sessions()[0].stream_open);
+}
+
+#[tokio::test]
+async fn past_max_connections_a_new_connection_gets_503_until_one_closes() {
+    // Arrange: two connections hold both places.
+    let server = MockMcpServer::builder().max_connections(2).start().await;
+    let at = authority(&server.url());
+    let mut first = Wire::connect(&at).await;
+    let session = initialize(&mut first).await;
+    let mut second = Wire::connect(&at).await;
+    assert_eq!(ping(&mut second, &session).await, 200);
+
+    // Act: a third connects and sends nothing.
+    let mut third = Wire::connect(&at).await;
+    let (refusal, _) = third.closed().await;
+
+    // Assert: refused at once, with a response naming the limit, and closed.
+    assert!(
+        refusal.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+        "{refusal}"
+    );
+    assert!(refusal.contains("connection: close"), "{refusal}");
+    assert!(
+        refusal.contains("2 open connections") && refusal.contains("max_connections"),
+        "{refusal}"
+    );
+    // The connections inside the cap keep working.
+    assert_eq!(ping(&mut second, &session).await, 200);
+
+    // Once one closes (the server notices shortly after), a new connection is served.
+    drop(first);
+    let deadline = Instant::now() + wire::PATIENCE;
+    loop {
+        let mut next = Wire::connect(&at).await;
+        next.post_json(
+            "/mcp",
+            &[
+                ("mcp-session-id", &session),
+                ("mcp-protocol-version", "2025-11-25"),
+            ],
+            PING,
+        )
+        .await;
+        let answer = next.head().await;
+        if answer.status == 200 {
+            break;
+        }
+        assert_eq!(answer.status, 503, "{answer:?}");
+        assert!(
+            Instant::now() < deadline,
+            "no place freed within {:?} after a connection closed",
+            wire::PATIENCE
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_zero_connection_limit_is_refused_naming_the_builder_method() {
+    for (builder, field) in [
+        (
+            MockMcpServer::builder().header_read_timeout(Duration::ZERO),
+            "header_read_timeout",
+        ),
+        (
+            MockMcpServer::builder().idle_timeout(Duration::ZERO),
+            "idle_timeout",
+        ),
+        (
+            MockMcpServer::builder().max_connections(0),
+            "max_connections",
+        ),
+    ] {
+        let error = builder.try_start().await.expect_err("zero is refused");
+        assert!(error.to_string().contains(field), "{error}");
+    }
+}
+
+#[test]
+#[should_panic(expected = "`max_connections`: must be more than zero")]
+fn start_panics_naming_a_zero_max_connections() {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+        .block_on(async {
+            let _server = MockMcpServer::builder().max_connections(0).start().await;
+        });
+}
