@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use super::budget::Budget;
 use super::builtins::{self, Builtin};
 use super::error::Error;
+use super::fromnow;
 use super::parse::{BinOp, Node, UnOp};
 use super::value::{V, equal};
 
@@ -24,7 +25,17 @@ pub(crate) struct Scope<'a> {
 /// The outermost names: the caller's context and `now`, then the builtins.
 pub(crate) struct Root<'a> {
     pub(crate) context: &'a Map<String, Value>,
-    pub(crate) now: Value,
+    /// The render's one `now`, formatted on first use: most templates never read it.
+    pub(crate) now: std::cell::OnceCell<Value>,
+    /// A fixed `now` (json-e's test suite); the clock's otherwise.
+    pub(crate) fixed_now: Option<&'a str>,
+}
+
+impl Root<'_> {
+    fn now(&self) -> &Value {
+        self.now
+            .get_or_init(|| Value::String(self.fixed_now.map_or_else(fromnow::now, str::to_owned)))
+    }
 }
 
 impl<'a> Scope<'a> {
@@ -60,7 +71,7 @@ impl<'a> Scope<'a> {
             scope = current.parent;
         }
         if name == "now" {
-            return Some(V::borrowed(&self.root.now));
+            return Some(V::borrowed(self.root.now()));
         }
         if let Some(value) = self.root.context.get(name) {
             return Some(V::borrowed(value));
@@ -71,7 +82,7 @@ impl<'a> Scope<'a> {
     pub(crate) fn now(&self) -> &str {
         match self.get("now") {
             Some(V::Json(Cow::Borrowed(Value::String(now)))) => now,
-            _ => self.root.now.as_str().unwrap_or_default(),
+            _ => self.root.now().as_str().unwrap_or_default(),
         }
     }
 }

@@ -33,15 +33,25 @@ use eval::{Root, Scope};
 
 /// Renders `template` with `context` (an object whose keys are identifiers) within `limits`.
 pub(crate) fn render(template: &Value, context: &Value, limits: &Limits) -> Result<Value, Error> {
-    render_at(template, context, limits, &fromnow::now())
+    render_with(template, context, limits, None)
 }
 
 /// [`render`] with `now` fixed (json-e's format), as its test suite needs.
+#[cfg(test)]
 pub(crate) fn render_at(
     template: &Value,
     context: &Value,
     limits: &Limits,
     now: &str,
+) -> Result<Value, Error> {
+    render_with(template, context, limits, Some(now))
+}
+
+fn render_with(
+    template: &Value,
+    context: &Value,
+    limits: &Limits,
+    fixed_now: Option<&str>,
 ) -> Result<Value, Error> {
     let empty = Map::new();
     let context = match context {
@@ -56,7 +66,8 @@ pub(crate) fn render_at(
     }
     let root = Root {
         context,
-        now: Value::String(now.to_owned()),
+        now: std::cell::OnceCell::new(),
+        fixed_now,
     };
     let scope = Scope::root(&root);
     let mut budget = Budget::new(limits);
