@@ -17,7 +17,7 @@ use super::size;
 /// The default number of records kept (product guide).
 pub(crate) const DEFAULT_LOG_LIMIT: usize = 10_000;
 /// The default byte budget: 256 MiB. Bodies are kept cut to 8 KiB (`log::clip`), so
-/// 10,000 records of 1 MiB calls take about 180 MiB and the record limit binds first; the
+/// 10,000 records of 1 MiB calls take about 160 MiB and the record limit binds first; the
 /// budget binds for records of many small values or many headers.
 pub(crate) const DEFAULT_LOG_BYTES: usize = 256 * 1024 * 1024;
 /// The smallest byte budget accepted: 1 MiB, room for dozens of records of large calls.
