@@ -73,6 +73,7 @@ fn help_prints_the_usage_naming_every_option() {
             "--header-timeout <secs>",
             "--idle-timeout <secs>",
             "--max-connections <n>",
+            "--log-bytes <bytes>",
             "-h, --help",
             "-v, --version",
             "skill",
@@ -134,6 +135,30 @@ fn bad_connection_limits_exit_naming_the_flag() {
             "{flag} {value}: {}",
             out.stderr
         );
+        assert!(
+            !dir.path().join("servers.json").exists(),
+            "nothing is written"
+        );
+    }
+}
+
+#[test]
+fn a_log_bytes_below_1_mib_exits_naming_the_flag() {
+    for bytes in ["0", "1000", "1023KiB", "lots"] {
+        let dir = Scratch::new("log-bytes");
+        let mut app = command();
+        app.arg("--config-dir")
+            .arg(dir.path())
+            .args(["--log-bytes", bytes]);
+        let out = run_to_exit(app);
+        assert!(!out.status.success(), "--log-bytes {bytes}");
+        assert!(out.stderr.contains("--log-bytes"), "{}", out.stderr);
+        let why = if bytes == "lots" {
+            "KiB, MiB or GiB"
+        } else {
+            "minimum is 1MiB"
+        };
+        assert!(out.stderr.contains(why), "{}", out.stderr);
         assert!(
             !dir.path().join("servers.json").exists(),
             "nothing is written"

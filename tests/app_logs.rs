@@ -1,7 +1,8 @@
 //! The logs routes of the REST API (product guide, "Read the logs" and the REST table),
 //! against the real `mcp-decoy` binary: the list newest first with cursor pagination, the
 //! `q` and `carriedBy` filters, one record, clear, the live stream with `after` replay and
-//! in-place updates, the JSONL export, and `--log-limit` shared by every server.
+//! in-place updates, the JSONL export, `--log-limit` shared by every server, and the memory
+//! bounds: bodies kept truncated and `--log-bytes`.
 
 mod app_process;
 mod common;
@@ -899,4 +900,110 @@ async fn the_log_limit_bounds_all_servers_together_dropping_the_oldest_first() {
     // The initialize records (the oldest) are gone.
     assert!(api.all("echo", "q=initialize").await.is_empty());
     assert!(api.all("two", "q=initialize").await.is_empty());
+}
+
+/// The resident memory of process `pid`, in KiB (`VmRSS` of `/proc/PID/status`).
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_else(|e| panic!("read /proc/{pid}/status: {e}"));
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no VmRSS in /proc/{pid}/status"))
+}
+
+/// Generous: the log's own share of 200 truncated calls is about 7 MiB; the rest is the
+/// app, its buffers and what the allocator keeps. Before bodies were cut, 200 calls took
+/// 560 MiB.
+const MEMORY_BOUND_KIB: u64 = 200 * 1024;
+
+#[tokio::test]
+async fn two_hundred_calls_of_1_mib_keep_the_apps_memory_bounded_and_searches_cheap() {
+    // Arrange
+    let dir = Scratch::new("logs-memory");
+    let app = start(&dir, &[]);
+    let api = Api::of(&app);
+    let mut echo = Session::open(&app.mcp_url("echo")).await;
+    let before = rss_kib(app.pid());
+    let message = "m".repeat(1024 * 1024);
+
+    // Act
+    for _ in 0..200 {
+        let result = echo.call("echo", json!({ "message": message }), &[]).await;
+        assert_eq!(
+            result["content"][0]["text"].as_str().map(str::len),
+            Some(message.len()),
+            "the client gets the whole echo"
+        );
+    }
+    let after_calls = rss_kib(app.pid());
+    let missed = api.ok("/servers/echo/logs?q=no-such-text").await;
+    let after_search = rss_kib(app.pid());
+
+    // Assert: a memory bound, not a timing.
+    eprintln!(
+        "app RSS: {before} KiB at start, {after_calls} KiB after 200 calls, {after_search} KiB after a search"
+    );
+    assert!(
+        after_calls < MEMORY_BOUND_KIB && after_search < MEMORY_BOUND_KIB,
+        "RSS {before} KiB at start, {after_calls} KiB after 200 calls of 1 MiB, \
+         {after_search} KiB after a search"
+    );
+    assert_eq!(missed["total"], 0);
+    let calls = api.all("echo", "q=tools/call").await;
+    assert_eq!(calls.len(), 400, "an http and an mcp record per call");
+    for record in &calls {
+        assert_eq!(record["truncated"], true, "{}", record["id"]);
+        assert!(record.to_string().len() < 32 * 1024, "{}", record["id"]);
+    }
+    let mcp = calls
+        .iter()
+        .find(|r| r["layer"] == "mcp")
+        .expect("an mcp record");
+    let kept = mcp["message"]["params"]["arguments"]["message"]
+        .as_str()
+        .expect("the message is kept as a string");
+    assert!(kept.starts_with("mmmm") && kept.ends_with("... (1048576 bytes)"));
+}
+
+#[tokio::test]
+async fn log_bytes_drops_the_oldest_records_and_the_list_shows_the_newest() {
+    // Arrange: a 1 MiB budget, and calls whose records keep about 16 KiB each.
+    let dir = Scratch::new("logs-bytes");
+    let app = start(&dir, &["--log-bytes", "1MiB"]);
+    let api = Api::of(&app);
+    let mut echo = Session::open(&app.mcp_url("echo")).await;
+
+    // Act
+    for n in 0..100 {
+        let message = format!("call-{n:03}-{}", "m".repeat(20_000));
+        echo.call("echo", json!({ "message": message }), &[]).await;
+    }
+
+    // Assert
+    let records = api.all("echo", "").await;
+    assert!(
+        (20..200).contains(&records.len()),
+        "{} records kept of 202",
+        records.len()
+    );
+    assert!(
+        api.all("echo", "q=initialize").await.is_empty(),
+        "the oldest left"
+    );
+    assert!(
+        mentions(&records[0], "call-099-") || mentions(&records[1], "call-099-"),
+        "the newest call is first"
+    );
+    let kept = ids(&records);
+    assert!(
+        kept.windows(2).all(|w| w[0] == w[1] + 1),
+        "the newest records, contiguous: {kept:?}"
+    );
+    let held: usize = records.iter().map(|r| r.to_string().len()).sum();
+    assert!(
+        held < 1024 * 1024,
+        "{held} bytes of JSON under a 1 MiB budget"
+    );
 }

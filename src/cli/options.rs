@@ -8,6 +8,8 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 
 /// The smallest `--log-limit` accepted.
 pub const MIN_LOG_LIMIT: usize = 100;
+/// The smallest `--log-bytes` accepted: 1 MiB.
+const MIN_LOG_BYTES: usize = crate::log::MIN_LOG_BYTES;
 
 /// MCP Decoy hosts mock MCP servers for debugging MCP clients.
 #[derive(Debug, Clone, Parser)]
@@ -41,6 +43,11 @@ pub struct Options {
     /// closed.
     #[arg(long, value_name = "n", default_value_t = 1024, value_parser = parse_max_connections)]
     pub max_connections: usize,
+    /// Bytes of memory the log's records may take, across all servers: a number of bytes,
+    /// or with a suffix `KiB`, `MiB` or `GiB`. The minimum is 1MiB. Bodies over 8 KiB are
+    /// kept cut, marked `truncated`.
+    #[arg(long, value_name = "bytes", default_value = "256MiB", value_parser = parse_log_bytes)]
+    pub log_bytes: usize,
     /// Print the version.
     #[arg(short = 'v', long = "version", action = ArgAction::Version)]
     version: Option<bool>,
@@ -138,6 +145,40 @@ fn parse_max_connections(text: &str) -> Result<usize, String> {
     Ok(n)
 }
 
+/// `--log-bytes`: `268435456`, `256MiB`, `512KiB`, `1GiB` (the suffix in any case, a space
+/// before it allowed).
+fn parse_log_bytes(text: &str) -> Result<usize, String> {
+    let trimmed = text.trim();
+    let digits = trimmed
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(trimmed.len());
+    let (number, suffix) = trimmed.split_at(digits);
+    let unit: usize = match suffix.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kib" => 1024,
+        "mib" => 1024 * 1024,
+        "gib" => 1024 * 1024 * 1024,
+        _ => {
+            return Err(format!(
+                "`{text}` is not a size: a whole number of bytes, or one with KiB, MiB or GiB"
+            ));
+        }
+    };
+    let n = number
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit))
+        .ok_or_else(|| {
+            format!("`{text}` is not a size: a whole number of bytes, or one with KiB, MiB or GiB")
+        })?;
+    if n < MIN_LOG_BYTES {
+        return Err(format!(
+            "the minimum is 1MiB ({MIN_LOG_BYTES} bytes), got {n} bytes"
+        ));
+    }
+    Ok(n)
+}
+
 impl Options {
     /// The config directory: `--config-dir`, else `$XDG_CONFIG_HOME/mcp-decoy` when that is
     /// an absolute path, else `~/.config/mcp-decoy`.
@@ -174,6 +215,7 @@ mod tests {
             (options.mcp_port, options.ui_port, options.log_limit),
             (6280, 6281, 10_000)
         );
+        assert_eq!(options.log_bytes, 256 * 1024 * 1024);
         assert_eq!(options.host.to_string(), "127.0.0.1");
         assert_eq!(
             (
@@ -224,6 +266,23 @@ mod tests {
         let error =
             Options::try_parse_from(["mcp-decoy", "--log-limit", "99"]).expect_err("too small");
         assert!(error.to_string().contains("minimum is 100"), "{error}");
+    }
+
+    #[test]
+    fn log_bytes_takes_bytes_or_binary_units_and_refuses_less_than_1_mib() {
+        let bytes = |text: &str| {
+            Options::try_parse_from(["mcp-decoy", "--log-bytes", text]).map(|o| o.log_bytes)
+        };
+        assert_eq!(bytes("1048576").expect("plain bytes"), 1 << 20);
+        assert_eq!(bytes("64MiB").expect("MiB"), 64 << 20);
+        assert_eq!(bytes("2048 kib").expect("KiB"), 2 << 20);
+        assert_eq!(bytes("1GiB").expect("GiB"), 1 << 30);
+        let small = bytes("1000").expect_err("too small");
+        assert!(small.to_string().contains("minimum is 1MiB"), "{small}");
+        let zero = bytes("0").expect_err("zero");
+        assert!(zero.to_string().contains("--log-bytes"), "{zero}");
+        let unit = bytes("5MB").expect_err("a decimal unit");
+        assert!(unit.to_string().contains("KiB, MiB or GiB"), "{unit}");
     }
 
     #[test]

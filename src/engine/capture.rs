@@ -2,6 +2,11 @@
 //! drop closes the record (marked cancelled when no answer came), and [`sent`] for each
 //! message the server writes on a stream. The only writer of `mcp` records; the transport's
 //! own exchange records (`http`) come from its adapter.
+//!
+//! A message or response larger than the log's cut (`log::clip`, 8 KiB of JSON text) is
+//! recorded as a cut copy with `truncated` set; the pipeline and the client keep the whole
+//! value. What a later check needs from the whole value is taken here, before the cut: a
+//! truncated `tools/call`'s arguments are checked against its tool's `inputSchema`.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -10,7 +15,10 @@ use serde_json::Value;
 
 use super::Engine;
 use super::state::session::Session;
-use crate::log::{ArgumentError, Direction, Entry, Era, RpcKind, RpcMessage, Transport};
+use crate::log::{
+    ArgumentError, Direction, Entry, Era, RpcKind, RpcMessage, Transport, clip, clip_owned_noting,
+    clip_text,
+};
 
 /// The id of the transport record (an HTTP exchange) that carried a message, for linking.
 #[derive(Debug, Clone, Copy)]
@@ -79,12 +87,36 @@ impl Recorder {
             .and_then(|p| p.get("name").or_else(|| p.get("uri")))
             .and_then(Value::as_str)
             .map(str::to_string);
+        // The log keeps only a cut copy of a large call's arguments, so
+        // `assert_valid_arguments` could not check them later: check the whole ones now.
+        // A schema that does not compile is left to that later check, which reports it.
+        let mut argument_errors = Vec::new();
+        let tool_call = arrival.method == Some("tools/call");
+        let (message, mut truncated) = clip_owned_noting(arrival.message, |full| {
+            let Some(tool) = name.as_deref().filter(|_| tool_call) else {
+                return;
+            };
+            // As the plan reads them: a missing or ill-typed `arguments` is an empty object.
+            let empty = Value::Object(Default::default());
+            let arguments = full
+                .get("params")
+                .and_then(|p| p.get("arguments"))
+                .filter(|a| a.is_object())
+                .unwrap_or(&empty);
+            if let Some(Ok(errors)) = engine.argument_violations(tool, arguments) {
+                argument_errors = errors;
+            }
+        });
+        let (method, cut) = clip_opt(arrival.method.map(str::to_string));
+        truncated |= cut;
+        let (name, cut) = clip_opt(name);
+        truncated |= cut;
         let id = engine.log.push_from(
             engine.source,
             Entry::Mcp(RpcMessage {
                 kind: arrival.kind,
                 direction: Direction::ClientToServer,
-                method: arrival.method.map(str::to_string),
+                method,
                 name,
                 session: arrival
                     .session
@@ -101,13 +133,14 @@ impl Recorder {
                 }),
                 transport: arrival.transport,
                 carried_by: arrival.exchange.map(|e| e.0),
-                message: arrival.message,
+                message,
                 response: None,
                 duration_ms: None,
                 cancelled: false,
                 fault: None,
                 response_index: None,
-                argument_errors: Vec::new(),
+                argument_errors,
+                truncated,
             }),
         );
         Recorder {
@@ -130,9 +163,10 @@ impl Recorder {
 
     /// Attaches the response; `opened` is the session the request opened (`initialize`).
     pub(crate) fn answered(self, response: &Value, opened: Option<&Session>) {
-        let response = response.clone();
+        let (response, truncated) = clip(response);
         self.close(|m, duration| {
             m.response = Some(response);
+            m.truncated |= truncated;
             m.duration_ms = Some(duration);
             if let Some(session) = opened {
                 m.session = Some(session.id.clone());
@@ -213,6 +247,9 @@ pub(crate) fn sent(
     if method.is_none() {
         return;
     }
+    let (message, mut truncated) = clip(message);
+    let (method, cut) = clip_opt(method);
+    truncated |= cut;
     let kind = if message.get("id").is_some() {
         RpcKind::Request
     } else {
@@ -235,13 +272,22 @@ pub(crate) fn sent(
             }),
             transport: session.transport,
             carried_by: exchange.map(|e| e.0),
-            message: message.clone(),
+            message,
             response: None,
             duration_ms: None,
             cancelled: false,
             fault: None,
             response_index: None,
             argument_errors: Vec::new(),
+            truncated,
         }),
     );
+}
+
+/// [`clip_text`] of an optional text.
+fn clip_opt(text: Option<String>) -> (Option<String>, bool) {
+    match text.map(clip_text) {
+        Some((text, cut)) => (Some(text), cut),
+        None => (None, false),
+    }
 }

@@ -190,7 +190,7 @@ impl Engine {
     /// An engine for unit tests, with default limits and its own log.
     #[cfg(test)]
     pub(crate) fn for_tests(spec: ServerSpec) -> Arc<Engine> {
-        let log = Arc::new(TrafficLog::new(100));
+        let log = Arc::new(TrafficLog::new(100, crate::log::DEFAULT_LOG_BYTES));
         Engine::new(spec, Limits::default(), Vec::new(), log, 0).expect("a valid spec")
     }
 

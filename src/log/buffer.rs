@@ -1,4 +1,6 @@
-//! The bounded ring that holds a server's captured records.
+//! The bounded ring that holds a server's captured records: at most a number of records
+//! and at most a number of bytes (each record's estimate, `log::size`), the oldest dropping
+//! first when either is reached.
 //!
 //! A sync `Mutex`, held only for pushes and copies, so that `Drop` and assertions never need
 //! an async runtime; a `watch` channel wakes whoever waits for traffic.
@@ -10,12 +12,23 @@ use chrono::Utc;
 use tokio::sync::watch;
 
 use super::record::{Entry, HttpKind, Record, SESSION_HEADER};
+use super::size;
 
 /// The default number of records kept (product guide).
 pub(crate) const DEFAULT_LOG_LIMIT: usize = 10_000;
+/// The default byte budget: 256 MiB. Bodies are kept cut to 8 KiB (`log::clip`), so
+/// 10,000 records of 1 MiB calls take about 160 MiB and the record limit binds first; the
+/// budget binds for records of many small values or many headers.
+pub(crate) const DEFAULT_LOG_BYTES: usize = 256 * 1024 * 1024;
+/// The smallest byte budget accepted: 1 MiB, room for dozens of records of large calls.
+pub(crate) const MIN_LOG_BYTES: usize = 1024 * 1024;
 
 /// A bounded, append-mostly log of captured traffic; the oldest records drop first. The
 /// engine writes it; users read copies of it ([`Log`](super::Log)).
+///
+/// The byte budget counts an estimate of each record's memory, updated when the record
+/// changes; the newest record is kept even if it alone is over the budget, as the record
+/// limit keeps at least one.
 #[derive(Debug)]
 pub(crate) struct TrafficLog {
     ring: Mutex<Ring>,
@@ -26,6 +39,9 @@ pub(crate) struct TrafficLog {
 struct Ring {
     records: VecDeque<Record>,
     limit: usize,
+    /// The byte budget, and the sum of the kept records' sizes.
+    budget: usize,
+    bytes: usize,
     next_id: u64,
     dropped: u64,
     /// Bumped by every push, update and clear; stamps records and clears.
@@ -39,6 +55,25 @@ struct Ring {
         allow(dead_code, reason = "only the app reads it")
     )]
     clears: VecDeque<(u64, u64)>,
+}
+
+impl Ring {
+    /// Drops the oldest records while there are more than the limit or more bytes than the
+    /// budget (keeping the newest), and returns them to be freed outside the lock.
+    fn evict(&mut self) -> Vec<Record> {
+        let mut dropped = Vec::new();
+        while self.records.len() > self.limit
+            || (self.bytes > self.budget && self.records.len() > 1)
+        {
+            let Some(record) = self.records.pop_front() else {
+                break;
+            };
+            self.bytes = self.bytes.saturating_sub(record.size);
+            self.dropped += 1;
+            dropped.push(record);
+        }
+        dropped
+    }
 }
 
 /// How many per-server clears [`TrafficLog::changes_from`] remembers. A stream that sleeps
@@ -68,12 +103,15 @@ pub(crate) struct Changes {
 }
 
 impl TrafficLog {
-    /// An empty log that keeps at most `limit` records (at least one).
-    pub(crate) fn new(limit: usize) -> Self {
+    /// An empty log that keeps at most `limit` records (at least one) and about `budget`
+    /// bytes of them.
+    pub(crate) fn new(limit: usize, budget: usize) -> Self {
         TrafficLog {
             ring: Mutex::new(Ring {
                 records: VecDeque::new(),
                 limit: limit.max(1),
+                budget,
+                bytes: 0,
                 next_id: 1,
                 dropped: 0,
                 revision: 0,
@@ -100,25 +138,29 @@ impl TrafficLog {
 
     /// Appends a record of server `source` stamped now and returns its id.
     pub(crate) fn push_from(&self, source: u64, entry: Entry) -> u64 {
-        let id = {
+        let mut record = Record {
+            id: 0,
+            source,
+            revision: 0,
+            size: 0,
+            at: Utc::now(),
+            entry,
+        };
+        // Measured before the lock: the walk is over the record's own values only.
+        record.size = size::record(&record);
+        let (id, dropped) = {
             let mut ring = self.ring();
-            let id = ring.next_id;
+            record.id = ring.next_id;
             ring.next_id += 1;
             ring.revision += 1;
-            let revision = ring.revision;
-            ring.records.push_back(Record {
-                id,
-                source,
-                revision,
-                at: Utc::now(),
-                entry,
-            });
-            while ring.records.len() > ring.limit {
-                ring.records.pop_front();
-                ring.dropped += 1;
-            }
-            id
+            record.revision = ring.revision;
+            let id = record.id;
+            ring.bytes += record.size;
+            ring.records.push_back(record);
+            (id, ring.evict())
         };
+        // Freed after the lock, so writers do not wait on the allocator.
+        drop(dropped);
         self.changed.send_replace(id);
         id
     }
@@ -126,7 +168,7 @@ impl TrafficLog {
     /// Changes a record in place (a response arriving, a status known); a no-op once the
     /// record has been dropped from the ring.
     pub(crate) fn update(&self, id: u64, change: impl FnOnce(&mut Entry)) {
-        {
+        let dropped = {
             let mut ring = self.ring();
             let Ok(index) = ring.records.binary_search_by_key(&id, |r| r.id) else {
                 return;
@@ -136,7 +178,12 @@ impl TrafficLog {
             let record = &mut ring.records[index];
             record.revision = revision;
             change(&mut record.entry);
-        }
+            let (before, after) = (record.size, size::record(record));
+            record.size = after;
+            ring.bytes = ring.bytes.saturating_sub(before) + after;
+            ring.evict()
+        };
+        drop(dropped);
         self.changed.send_modify(|_| {});
     }
 
@@ -187,29 +234,22 @@ impl TrafficLog {
         self.ring().dropped
     }
 
+    /// The bytes the kept records take, as the budget counts them.
+    #[cfg(test)]
+    pub(crate) fn bytes(&self) -> usize {
+        self.ring().bytes
+    }
+
     /// Deletes every record; ids keep increasing.
     pub(crate) fn clear(&self) {
         {
             let mut ring = self.ring();
             ring.records.clear();
+            ring.bytes = 0;
             ring.revision += 1;
             ring.cleared_all = ring.revision;
         }
         self.changed.send_modify(|_| {});
-    }
-
-    /// A copy of the records of server `source`, oldest first.
-    #[cfg_attr(
-        not(feature = "decoy-cli"),
-        allow(dead_code, reason = "only the app reads it")
-    )]
-    pub(crate) fn records_from(&self, source: u64) -> Vec<Record> {
-        self.ring()
-            .records
-            .iter()
-            .filter(|r| r.source == source)
-            .cloned()
-            .collect()
     }
 
     /// A copy of record `id` if it is still kept and server `source` wrote it.
@@ -224,6 +264,41 @@ impl TrafficLog {
         (record.source == source).then(|| record.clone())
     }
 
+    /// Up to `max` records of server `source` with an id below `before`, newest first: one
+    /// chunk of a scan (a search, an export) that never copies the whole log at once.
+    #[cfg_attr(
+        not(feature = "decoy-cli"),
+        allow(dead_code, reason = "only the app reads it")
+    )]
+    pub(crate) fn older_from(&self, source: u64, before: u64, max: usize) -> Vec<Record> {
+        let ring = self.ring();
+        let end = ring.records.partition_point(|r| r.id < before);
+        ring.records
+            .range(..end)
+            .rev()
+            .filter(|r| r.source == source)
+            .take(max)
+            .cloned()
+            .collect()
+    }
+
+    /// Up to `max` records of server `source` with an id above `after`, oldest first (see
+    /// [`older_from`](Self::older_from)).
+    #[cfg_attr(
+        not(feature = "decoy-cli"),
+        allow(dead_code, reason = "only the app reads it")
+    )]
+    pub(crate) fn newer_from(&self, source: u64, after: u64, max: usize) -> Vec<Record> {
+        let ring = self.ring();
+        let start = ring.records.partition_point(|r| r.id <= after);
+        ring.records
+            .range(start..)
+            .filter(|r| r.source == source)
+            .take(max)
+            .cloned()
+            .collect()
+    }
+
     /// Deletes the records of server `source`.
     #[cfg_attr(
         not(feature = "decoy-cli"),
@@ -233,6 +308,7 @@ impl TrafficLog {
         {
             let mut ring = self.ring();
             ring.records.retain(|r| r.source != source);
+            ring.bytes = ring.records.iter().map(|r| r.size).sum();
             ring.revision += 1;
             let revision = ring.revision;
             ring.clears.retain(|(s, _)| *s != source);
@@ -298,12 +374,22 @@ mod tests {
             fault: None,
             response_index: None,
             argument_errors: Vec::new(),
+            truncated: false,
         })
+    }
+
+    /// A notification holding `bytes` bytes of text.
+    fn large(n: u64, bytes: usize) -> Entry {
+        let mut entry = note(n);
+        if let Entry::Mcp(m) = &mut entry {
+            m.message = json!({ "text": "x".repeat(bytes) });
+        }
+        entry
     }
 
     #[test]
     fn the_oldest_records_drop_first() {
-        let log = TrafficLog::new(3);
+        let log = TrafficLog::new(3, DEFAULT_LOG_BYTES);
         for n in 0..5 {
             log.push(note(n));
         }
@@ -315,8 +401,57 @@ mod tests {
     }
 
     #[test]
+    fn the_byte_budget_drops_the_oldest_records_and_counts_updates() {
+        // Arrange: room for about three records of 40 KB.
+        let log = TrafficLog::new(100, 130_000);
+
+        // Act
+        for n in 1..=5 {
+            log.push(large(n, 40_000));
+        }
+
+        // Assert
+        let ids: Vec<u64> = log.records().iter().map(|r| r.id).collect();
+        assert_eq!(ids, vec![3, 4, 5]);
+        assert!(log.bytes() <= 130_000, "{}", log.bytes());
+        let sum: usize = log.records().iter().map(|r| r.size).sum();
+        assert_eq!(log.bytes(), sum, "the total is the sum of the kept records");
+
+        // A record that grows in place pushes the oldest out too.
+        log.update(5, |entry| {
+            if let Entry::Mcp(m) = entry {
+                m.response = Some(json!("y".repeat(40_000)));
+            }
+        });
+        let ids: Vec<u64> = log.records().iter().map(|r| r.id).collect();
+        assert_eq!(ids, vec![4, 5]);
+        assert!(log.bytes() <= 130_000, "{}", log.bytes());
+
+        // The newest record stays even when it alone is over the budget.
+        log.push(large(6, 200_000));
+        let ids: Vec<u64> = log.records().iter().map(|r| r.id).collect();
+        assert_eq!(ids, vec![6]);
+        log.clear();
+        assert_eq!(log.bytes(), 0);
+    }
+
+    #[test]
+    fn chunks_walk_one_servers_records_in_both_directions() {
+        let log = TrafficLog::new(100, DEFAULT_LOG_BYTES);
+        for n in 1..=10 {
+            log.push_from(n % 2, note(n));
+        }
+        let ids = |records: Vec<Record>| records.iter().map(|r| r.id).collect::<Vec<u64>>();
+        assert_eq!(ids(log.older_from(1, u64::MAX, 2)), vec![9, 7]);
+        assert_eq!(ids(log.older_from(1, 7, 10)), vec![5, 3, 1]);
+        assert_eq!(ids(log.newer_from(0, 0, 2)), vec![2, 4]);
+        assert_eq!(ids(log.newer_from(0, 4, 10)), vec![6, 8, 10]);
+        assert!(log.newer_from(0, 10, 10).is_empty());
+    }
+
+    #[test]
     fn changes_since_a_revision_hold_new_and_updated_records_of_one_server() {
-        let log = TrafficLog::new(10);
+        let log = TrafficLog::new(10, DEFAULT_LOG_BYTES);
         let a1 = log.push_from(1, note(1));
         log.push_from(2, note(2));
         let start = log.changes_from(1, 0, 0);

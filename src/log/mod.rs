@@ -1,16 +1,23 @@
 //! Captured traffic, public and read-only to users: the records ([`Record`]), typed queries
 //! ([`Log`], and [`OAuthLog`] for the OAuth flow) and the snapshot view ([`Transcript`]).
-//! The bounded ring that holds the records (`buffer`) is the crate's own: only the engine's
-//! capture layer writes it, and users read copies of it through `MockMcpServer::log`.
+//! The bounded ring that holds the records (`buffer`, bounded by a record count and a byte
+//! budget that `size` estimates) and the cut copies it keeps of large bodies (`clip`) are the
+//! crate's own: only the engine's capture layer writes them, and users read copies of the
+//! ring through `MockMcpServer::log`.
 
 mod buffer;
+mod clip;
 mod oauth;
 mod order;
 mod query;
 mod record;
+mod size;
 mod transcript;
 
-pub(crate) use buffer::{DEFAULT_LOG_LIMIT, TrafficLog};
+pub(crate) use buffer::{DEFAULT_LOG_BYTES, DEFAULT_LOG_LIMIT, MIN_LOG_BYTES, TrafficLog};
+pub(crate) use clip::{
+    MAX_CAPTURED_BYTES, clip, clip_bytes, clip_owned, clip_owned_noting, clip_text,
+};
 pub use oauth::{AuthorizeRequest, Challenge, ClientAuth, OAuthLog, Registration, TokenRequest};
 pub use query::{FiredFault, HttpQuery, Log, McpQuery, ToolCall};
 pub(crate) use query::{MAX_DESCRIBED, bounded, describe_detailed, describe_mcp, describe_with};

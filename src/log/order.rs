@@ -131,6 +131,7 @@ mod tests {
             id,
             source: 0,
             revision: id,
+            size: 0,
             at: Utc::now(),
             entry,
         }
@@ -156,6 +157,7 @@ mod tests {
                 response_body: None,
                 duration_ms: None,
                 stream_of: None,
+                truncated: false,
             }),
         )
     }
@@ -175,6 +177,7 @@ mod tests {
                 response_body: None,
                 duration_ms: None,
                 stream_of: Some(of),
+                truncated: false,
             }),
         )
     }

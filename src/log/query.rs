@@ -79,6 +79,7 @@ impl Log {
                     .unwrap_or(Value::Object(Default::default())),
                 result: message.result().cloned(),
                 error: message.error().cloned(),
+                truncated: message.truncated,
             })
             .collect()
     }
@@ -156,12 +157,18 @@ pub struct ToolCall {
     pub record: u64,
     /// The session that made the call.
     pub session: Option<String>,
-    /// `params.arguments` (an empty object when absent).
+    /// `params.arguments` (an empty object when absent), as the log keeps them: cut when
+    /// the call is `truncated`.
     pub arguments: Value,
     /// The `CallToolResult` sent back, if the call succeeded at the JSON-RPC level.
     pub result: Option<Value>,
     /// The JSON-RPC error sent back, if any.
     pub error: Option<Value>,
+    /// The log keeps the call or its answer cut: a message larger than 8 KiB keeps its
+    /// small members whole and the start of its long strings, which end with their length
+    /// (`"aaaa... (1048576 bytes)"`); see
+    /// [`RpcMessage::truncated`](super::RpcMessage::truncated). The client got it whole.
+    pub truncated: bool,
 }
 
 impl ToolCall {
@@ -461,6 +468,7 @@ mod tests {
             id,
             source: 0,
             revision: id,
+            size: 0,
             at: Utc::now(),
             entry: Entry::Mcp(message),
         }

@@ -22,6 +22,10 @@ pub struct Record {
     /// stream can find what changed without copying the whole ring; not serialized.
     #[serde(skip)]
     pub(crate) revision: u64,
+    /// The bytes of memory the ring counts for it against its budget (`log::size`); not
+    /// serialized.
+    #[serde(skip)]
+    pub(crate) size: usize,
     /// When the exchange or message started.
     pub at: DateTime<Utc>,
     /// What was captured.
@@ -85,6 +89,12 @@ pub struct HttpExchange {
     /// For a stream end: the id of the exchange that opened the stream.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_of: Option<u64>,
+    /// The log keeps a cut copy of a body or a header value: one larger than 8 KiB of JSON
+    /// text is kept shaped like the original, its long strings cut to their start and
+    /// their length (`"aaaa... (1048576 bytes)"`), and what did not fit named in its place
+    /// (`"...": "(2 more members)"`). The client got it whole. Left out when `false`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 impl HttpExchange {
@@ -224,8 +234,22 @@ pub struct RpcMessage {
     /// For a `tools/call` on a server that validates arguments
     /// (`validate_arguments(true)`): how its `arguments` break the tool's `inputSchema`, in
     /// schema order. Empty when they conform or nothing checked them.
+    ///
+    /// A call whose message the log keeps truncated (see `truncated`) is checked when it
+    /// arrives on any server, whether or not it validates arguments, since its whole
+    /// arguments are not kept to check later:
+    /// [`assert_valid_arguments`](crate::MockMcpServer::assert_valid_arguments) reads this
+    /// list for such a call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub argument_errors: Vec<ArgumentError>,
+    /// The log keeps a cut copy of the message or the response (or of its method or name):
+    /// one larger than 8 KiB of JSON text is kept with its envelope (`jsonrpc`, `id`,
+    /// `method`) and small members whole, its long strings cut to their start and their
+    /// length (`"aaaa... (1048576 bytes)"`), and what did not fit named in its place
+    /// (`"...": "(2 more members)"`). The client got it whole, and the server chose its
+    /// response from the whole message. Left out when `false`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 /// One way a `tools/call`'s `arguments` break the tool's `inputSchema`: where, and why.

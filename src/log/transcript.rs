@@ -86,6 +86,9 @@ pub enum TranscriptEntry {
         /// For a stream end: `n` of the exchange that opened it.
         #[serde(skip_serializing_if = "Option::is_none")]
         stream_of: Option<usize>,
+        /// The log keeps a body or a header cut (see `HttpExchange::truncated`).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        truncated: bool,
     },
     /// A JSON-RPC message.
     #[non_exhaustive]
@@ -120,6 +123,9 @@ pub enum TranscriptEntry {
         /// `RpcMessage::argument_errors`).
         #[serde(skip_serializing_if = "Vec::is_empty")]
         argument_errors: Vec<super::record::ArgumentError>,
+        /// The log keeps the message or its response cut (see `RpcMessage::truncated`).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        truncated: bool,
     },
 }
 
@@ -151,6 +157,7 @@ impl Transcript {
                         response_headers: scrub.headers(sessions.headers(&h.response_headers)),
                         response_body: h.response_body.as_ref().map(|b| scrub.value(b)),
                         stream_of: h.stream_of.and_then(|id| positions.get(&id).copied()),
+                        truncated: h.truncated,
                     }
                 }
                 Entry::Mcp(m) => TranscriptEntry::Mcp {
@@ -165,6 +172,7 @@ impl Transcript {
                     fault: m.fault.clone(),
                     response_index: m.response_index,
                     argument_errors: m.argument_errors.clone(),
+                    truncated: m.truncated,
                 },
             })
             .collect();

@@ -11,7 +11,7 @@ use super::process::{self, Process};
 use crate::cli::config::{self, ConfigFile};
 use crate::engine::Engine;
 use crate::engine::transport::lines;
-use crate::log::{Direction, Entry, Record, RpcKind, TrafficLog, Transport};
+use crate::log::{DEFAULT_LOG_BYTES, Direction, Entry, Record, RpcKind, TrafficLog, Transport};
 use crate::spec::Limits;
 
 /// Records kept in memory; the file holds them all (up to its own bound).
@@ -54,7 +54,7 @@ pub(super) async fn run(name: &str, config_dir: &Path, log_file: Option<&Path>) 
             return 1;
         }
     };
-    let log = Arc::new(TrafficLog::new(LOG_LIMIT));
+    let log = Arc::new(TrafficLog::new(LOG_LIMIT, DEFAULT_LOG_BYTES));
     let engine = match Engine::new(spec, Limits::default(), Vec::new(), log.clone(), SOURCE) {
         Ok(engine) => engine,
         Err(error) => {

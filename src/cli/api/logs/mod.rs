@@ -2,8 +2,8 @@
 //! first with cursor pagination and filters, get one, clear, a live stream of server-sent
 //! events and a JSONL export.
 //!
-//! Every server writes to the app's one `TrafficLog`, so `--log-limit` bounds all servers
-//! together; a server's records are those tagged with its engine's `source`, which survives a
+//! Every server writes to the app's one `TrafficLog`, so `--log-limit` and `--log-bytes`
+//! bound all servers together; a server's records are those tagged with its engine's `source`, which survives a
 //! rename or an update of the server.
 //!
 //! The stream (`GET /servers/{server}/logs/stream?after=&q=`) sends:
@@ -39,7 +39,7 @@ use super::openapi::{Operation, Route, Verb};
 use super::support::hosted;
 use crate::cli::App;
 use crate::log::Record;
-use query::{Filter, Params, optional_id, page, param, params, record_id};
+use query::{CHUNK, Filter, Params, optional_id, page, param, params, record_id};
 
 /// Records per page when `limit` is absent.
 const DEFAULT_LIMIT: usize = 100;
@@ -54,7 +54,8 @@ pub(crate) fn routes() -> Vec<Route> {
     let record = json!({ "type": "object", "required": ["id", "at", "layer"],
         "description": "A log record: `id` (increasing, never reused), `at` (RFC 3339), \
             `layer` (`http`: one HTTP exchange or the end of an event stream; `mcp`: one \
-            JSON-RPC message, a request and its response in one record) and that layer's fields.",
+            JSON-RPC message, a request and its response in one record) and that layer's fields. \
+            A message or body larger than 8 KiB is kept truncated, marked `truncated: true`.",
         "properties": {
             "id": { "type": "integer", "minimum": 0 },
             "at": { "type": "string", "format": "date-time" },
@@ -184,15 +185,24 @@ async fn list(
             }
         },
     };
-    let records = app.registry.log.records_from(source);
-    // Matching serializes every body of up to the whole ring: keep it off the async workers.
-    tokio::task::spawn_blocking(move || page(records, &filter, cursor, limit))
-        .await
-        .map(axum::Json)
-        .map_err(|error| {
-            tracing::error!(%error, "listing logs failed");
-            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "listing the logs failed")
-        })
+    let log = app.registry.log.clone();
+    let mut filter = filter;
+    // Matching serializes every body of up to the whole ring: keep it off the async workers,
+    // and copy the records out a chunk at a time, so a search never holds a second log.
+    tokio::task::spawn_blocking(move || {
+        page(
+            |before| log.older_from(source, before, CHUNK),
+            &mut filter,
+            cursor,
+            limit,
+        )
+    })
+    .await
+    .map(axum::Json)
+    .map_err(|error| {
+        tracing::error!(%error, "listing logs failed");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "listing the logs failed")
+    })
 }
 
 /// `GET /servers/{server}/logs/{id}`: one record; 404 when it is gone or another server's.
@@ -228,16 +238,30 @@ async fn export(
     Path(server): Path<String>,
 ) -> Result<Response, ApiError> {
     let source = source_of(&app, &server)?;
-    let mut records = app.registry.log.records_from(source).into_iter();
-    // Serialized chunk by chunk as the client reads, so the export never holds a second
-    // copy of the whole log.
+    let log = app.registry.log.clone();
+    // The records kept now, up to the newest: traffic that arrives while the client reads
+    // does not make the export endless.
+    let until = log
+        .older_from(source, u64::MAX, 1)
+        .first()
+        .map_or(0, |r| r.id);
+    let mut after = 0;
+    // Copied and serialized chunk by chunk as the client reads, so the export never holds a
+    // second copy of the whole log.
     let chunks = std::iter::from_fn(move || {
         let mut chunk = Vec::new();
-        for record in records.by_ref() {
-            match serde_json::to_writer(&mut chunk, &record) {
-                Ok(()) => chunk.push(b'\n'),
-                Err(error) => {
-                    tracing::error!(%error, id = record.id, "a log record did not serialize")
+        while after < until {
+            let records = log.newer_from(source, after, CHUNK);
+            let Some(last) = records.last() else {
+                break;
+            };
+            after = last.id;
+            for record in records.into_iter().filter(|r| r.id <= until) {
+                match serde_json::to_writer(&mut chunk, &record) {
+                    Ok(()) => chunk.push(b'\n'),
+                    Err(error) => {
+                        tracing::error!(%error, id = record.id, "a log record did not serialize")
+                    }
                 }
             }
             if chunk.len() >= EXPORT_CHUNK {

@@ -48,11 +48,14 @@ pub(super) fn optional_id(
 
 /// Which records a request wants: `q` (case-insensitive substring over the method, the URL,
 /// the headers and the bodies) and `carriedBy` (the `mcp` records an `http` record carried).
+/// Matching reuses its buffers from record to record, so a search of the whole log
+/// allocates about one body's text, not one per record.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Filter {
     /// `q`, lower-cased.
     needle: Option<String>,
     carried_by: Option<u64>,
+    search: Search,
 }
 
 impl Filter {
@@ -67,10 +70,11 @@ impl Filter {
             } else {
                 None
             },
+            search: Search::default(),
         })
     }
 
-    pub(super) fn matches(&self, record: &Record) -> bool {
+    pub(super) fn matches(&mut self, record: &Record) -> bool {
         if let Some(carrier) = self.carried_by {
             match &record.entry {
                 Entry::Mcp(message) if message.carried_by == Some(carrier) => {}
@@ -78,86 +82,147 @@ impl Filter {
             }
         }
         match &self.needle {
-            Some(needle) => mentions(record, needle),
+            Some(needle) => self.search.mentions(record, needle),
             None => true,
         }
     }
 }
 
-/// Whether the method, URL, headers or bodies of `record` contain `needle` (lower case).
-/// Ids, times, statuses and durations are not searched: a search for `12` should find a
-/// body, not every record numbered 12 or taking 12 ms.
-fn mentions(record: &Record, needle: &str) -> bool {
-    let has = |text: &str| text.to_lowercase().contains(needle);
-    match &record.entry {
-        Entry::Http(exchange) => {
-            has(&exchange.method)
-                || has(&exchange.path)
-                || exchange
-                    .query
+/// The buffers of a search: the JSON text of a body and a lower-cased text.
+#[derive(Debug, Clone, Default)]
+struct Search {
+    json: Vec<u8>,
+    lower: String,
+}
+
+impl Search {
+    /// Whether the method, URL, headers or bodies of `record` contain `needle` (lower
+    /// case). Ids, times, statuses and durations are not searched: a search for `12` should
+    /// find a body, not every record numbered 12 or taking 12 ms.
+    fn mentions(&mut self, record: &Record, needle: &str) -> bool {
+        match &record.entry {
+            Entry::Http(exchange) => {
+                self.has(&[&exchange.method], needle)
+                    || self.has(&[&exchange.path], needle)
+                    || exchange
+                        .query
+                        .as_deref()
+                        .is_some_and(|q| self.has(&[&exchange.path, "?", q], needle))
+                    || exchange
+                        .request_headers
+                        .iter()
+                        .chain(&exchange.response_headers)
+                        .any(|(name, value)| self.has(&[name, ": ", value], needle))
+                    || [&exchange.request_body, &exchange.response_body]
+                        .into_iter()
+                        .flatten()
+                        .any(|body| self.body_mentions(body, needle))
+            }
+            Entry::Mcp(message) => {
+                message
+                    .method
                     .as_deref()
-                    .is_some_and(|q| has(&format!("{}?{q}", exchange.path)))
-                || exchange
-                    .request_headers
-                    .iter()
-                    .chain(&exchange.response_headers)
-                    .any(|(name, value)| has(&format!("{name}: {value}")))
-                || [&exchange.request_body, &exchange.response_body]
-                    .into_iter()
-                    .flatten()
-                    .any(|body| body_mentions(body, needle))
+                    .is_some_and(|method| self.has(&[method], needle))
+                    || self.body_mentions(&message.message, needle)
+                    || message
+                        .response
+                        .as_ref()
+                        .is_some_and(|response| self.body_mentions(response, needle))
+            }
         }
-        Entry::Mcp(message) => {
-            message.method.as_deref().is_some_and(has)
-                || body_mentions(&message.message, needle)
-                || message
-                    .response
-                    .as_ref()
-                    .is_some_and(|response| body_mentions(response, needle))
+    }
+
+    /// Whether the text made of `parts` contains `needle`, case-insensitively.
+    fn has(&mut self, parts: &[&str], needle: &str) -> bool {
+        self.lower.clear();
+        for part in parts {
+            lower_into(part, &mut self.lower);
+        }
+        self.lower.contains(needle)
+    }
+
+    /// Whether a body's JSON text contains `needle`, or any of its strings and keys does (a
+    /// quote or a newline is escaped in the JSON text, so `say "hi"` only matches the
+    /// string).
+    fn body_mentions(&mut self, body: &Value, needle: &str) -> bool {
+        // A text body (not JSON, or a large one the log keeps as text) is searched as it
+        // is: one pass, where its JSON text, full of escaped quotes, would take two.
+        if let Value::String(text) = body {
+            if !needle.contains(['"', '\\']) {
+                return self.has(&[text], needle);
+            }
+        }
+        self.json.clear();
+        if serde_json::to_writer(&mut self.json, body).is_err() {
+            return false;
+        }
+        let json = std::mem::take(&mut self.json);
+        // serde_json writes UTF-8.
+        let text = std::str::from_utf8(&json).unwrap_or_default();
+        let found = self.has(&[text], needle)
+            || (text.contains('\\') && self.strings_mention(body, needle));
+        self.json = json;
+        found
+    }
+
+    fn strings_mention(&mut self, value: &Value, needle: &str) -> bool {
+        match value {
+            Value::String(s) => self.has(&[s], needle),
+            Value::Array(items) => items.iter().any(|v| self.strings_mention(v, needle)),
+            Value::Object(map) => map
+                .iter()
+                .any(|(k, v)| self.has(&[k], needle) || self.strings_mention(v, needle)),
+            _ => false,
         }
     }
 }
 
-/// Whether a body's JSON text contains `needle`, or any of its strings and keys does (a
-/// quote or a newline is escaped in the JSON text, so `say "hi"` only matches the string).
-fn body_mentions(body: &Value, needle: &str) -> bool {
-    let text = body.to_string();
-    text.to_lowercase().contains(needle) || (text.contains('\\') && strings_mention(body, needle))
-}
-
-fn strings_mention(value: &Value, needle: &str) -> bool {
-    match value {
-        Value::String(s) => s.to_lowercase().contains(needle),
-        Value::Array(items) => items.iter().any(|v| strings_mention(v, needle)),
-        Value::Object(map) => map
-            .iter()
-            .any(|(k, v)| k.to_lowercase().contains(needle) || strings_mention(v, needle)),
-        _ => false,
+/// Appends `text` lower-cased (as `str::to_lowercase` does) to `into`, without a new string.
+fn lower_into(text: &str, into: &mut String) {
+    if text.is_ascii() {
+        let start = into.len();
+        into.push_str(text);
+        into[start..].make_ascii_lowercase();
+    } else {
+        into.push_str(&text.to_lowercase());
     }
 }
 
-/// One page of the list, newest first.
+/// Records copied out of the log per chunk: a search or an export holds at most this many
+/// copies at once, not the whole log.
+pub(super) const CHUNK: usize = 256;
+
+/// One page of the list, newest first, reading the log in chunks through `older` (the
+/// records below an id, newest first; empty at the end).
 pub(super) fn page(
-    records: Vec<Record>,
-    filter: &Filter,
+    mut older: impl FnMut(u64) -> Vec<Record>,
+    filter: &mut Filter,
     cursor: Option<u64>,
     limit: usize,
 ) -> Value {
     let mut total = 0usize;
     let mut page = Vec::new();
     let mut more = false;
-    for record in records.into_iter().rev() {
-        if !filter.matches(&record) {
-            continue;
-        }
-        total += 1;
-        if cursor.is_some_and(|cursor| record.id >= cursor) {
-            continue;
-        }
-        if page.len() < limit {
-            page.push(record);
-        } else {
-            more = true;
+    let mut before = u64::MAX;
+    loop {
+        let chunk = older(before);
+        let Some(last) = chunk.last() else {
+            break;
+        };
+        before = last.id;
+        for record in chunk {
+            if !filter.matches(&record) {
+                continue;
+            }
+            total += 1;
+            if cursor.is_some_and(|cursor| record.id >= cursor) {
+                continue;
+            }
+            if page.len() < limit {
+                page.push(record);
+            } else {
+                more = true;
+            }
         }
     }
     let next_cursor = if more {
@@ -166,4 +231,66 @@ pub(super) fn page(
         None
     };
     json!({ "records": page, "total": total, "nextCursor": next_cursor })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::{DEFAULT_LOG_BYTES, TrafficLog};
+
+    fn note(text: &str) -> Entry {
+        Entry::Mcp(
+            serde_json::from_value(json!({
+                "kind": "notification",
+                "direction": "client_to_server",
+                "method": "notifications/message",
+                "message": { "jsonrpc": "2.0", "method": "notifications/message",
+                    "params": { "data": text } },
+            }))
+            .expect("an RpcMessage"),
+        )
+    }
+
+    #[test]
+    fn a_search_reads_the_log_in_chunks_and_counts_every_match() {
+        // Arrange: more records than a chunk, of two servers; every third says `Needle`.
+        let log = TrafficLog::new(10_000, DEFAULT_LOG_BYTES);
+        for n in 0..(3 * CHUNK) {
+            let text = if n % 3 == 0 {
+                "a \"Needle\" here"
+            } else {
+                "hay"
+            };
+            log.push_from(1, note(text));
+            log.push_from(2, note("needle of another server"));
+        }
+        let params = HashMap::from([("q".to_string(), "NEEDLE".to_string())]);
+        let mut filter = Filter::from_params(&params, false).expect("a filter");
+
+        // Act
+        let mut chunks = 0;
+        let first = page(
+            |before| {
+                chunks += 1;
+                log.older_from(1, before, CHUNK)
+            },
+            &mut filter,
+            None,
+            100,
+        );
+
+        // Assert
+        assert_eq!(first["total"], CHUNK);
+        assert_eq!(first["records"].as_array().map(Vec::len), Some(100));
+        assert_eq!(chunks, 4, "three full chunks and the empty end");
+        let cursor = first["nextCursor"].as_u64().expect("more pages");
+        let rest = page(
+            |before| log.older_from(1, before, CHUNK),
+            &mut filter,
+            Some(cursor),
+            1000,
+        );
+        assert_eq!(rest["records"].as_array().map(Vec::len), Some(CHUNK - 100));
+        assert_eq!(rest["nextCursor"], Value::Null);
+    }
 }

@@ -18,11 +18,9 @@ use crate::engine::Engine;
 use crate::engine::capture::{ExchangeId, millis};
 use crate::engine::oauth::mask;
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
-use crate::log::{Entry, HttpExchange, HttpKind};
-
-/// Bodies larger than this are kept in the log as a text prefix, so that a 4 MiB upload does
-/// not multiply by the log's record limit.
-const MAX_CAPTURED_BODY: usize = 256 * 1024;
+use crate::log::{
+    Entry, HttpExchange, HttpKind, MAX_CAPTURED_BYTES, clip_bytes, clip_owned, clip_text,
+};
 
 /// Middleware: one `http` record per exchange, the body limit, and the stream's end.
 pub(crate) async fn exchange(
@@ -50,26 +48,34 @@ pub(crate) async fn exchange(
         .oauth
         .as_ref()
         .is_some_and(|o| o.owns(parts.uri.path()));
+    let (request_headers, headers_cut) = header_list(&parts.headers);
+    let (request_body, body_cut) = match &bytes {
+        Some(bytes) => captured_body(bytes, secret),
+        None => (None, false),
+    };
+    let (path, path_cut) = clip_text(parts.uri.path().to_string());
+    let (query, query_cut) = match parts.uri.query() {
+        Some(q) => {
+            let (q, cut) = clip_text(if secret { mask::form(q) } else { q.to_string() });
+            (Some(q), cut)
+        }
+        None => (None, false),
+    };
     let id = engine.log.push_from(
         engine.source,
         Entry::Http(HttpExchange {
             kind: HttpKind::Exchange,
             method: parts.method.to_string(),
-            path: parts.uri.path().to_string(),
-            query: parts
-                .uri
-                .query()
-                .map(|q| if secret { mask::form(q) } else { q.to_string() }),
-            request_headers: header_list(&parts.headers),
-            request_body: bytes
-                .as_ref()
-                .and_then(captured_body)
-                .map(|body| masked(body, secret)),
+            path,
+            query,
+            request_headers,
+            request_body,
             status: None,
             response_headers: Vec::new(),
             response_body: None,
             duration_ms: None,
             stream_of: None,
+            truncated: headers_cut || body_cut || path_cut || query_cut,
         }),
     );
     let response = match bytes {
@@ -81,7 +87,7 @@ pub(crate) async fn exchange(
         None => too_large(limit),
     };
     let status = response.status().as_u16();
-    let mut response_headers = header_list(response.headers());
+    let (mut response_headers, headers_cut) = header_list(response.headers());
     if secret {
         for (name, value) in &mut response_headers {
             if name == "location" {
@@ -97,6 +103,7 @@ pub(crate) async fn exchange(
                 h.status = Some(status);
                 h.response_headers = response_headers;
                 h.duration_ms = Some(elapsed);
+                h.truncated |= headers_cut;
             }
         });
         return response;
@@ -107,6 +114,7 @@ pub(crate) async fn exchange(
                 h.status = Some(status);
                 h.response_headers = response_headers;
                 h.duration_ms = Some(elapsed);
+                h.truncated |= headers_cut;
             }
         });
         let (parts, body) = response.into_parts();
@@ -126,13 +134,14 @@ pub(crate) async fn exchange(
     let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
         .unwrap_or_default();
-    let response_body = captured_body(&bytes).map(|body| masked(body, secret));
+    let (response_body, body_cut) = captured_body(&bytes, secret);
     engine.log.update(id, |entry| {
         if let Entry::Http(h) = entry {
             h.status = Some(status);
             h.response_headers = response_headers;
             h.response_body = response_body;
             h.duration_ms = Some(elapsed);
+            h.truncated |= headers_cut || body_cut;
         }
     });
     Response::from_parts(parts, Body::from(bytes))
@@ -169,6 +178,7 @@ impl Drop for StreamEnd {
                 response_body: None,
                 duration_ms: Some(millis(self.started)),
                 stream_of: Some(self.of),
+                truncated: false,
             }),
         );
     }
@@ -196,42 +206,41 @@ fn is_event_stream(headers: &HeaderMap) -> bool {
         .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
-/// The headers as captured; `Authorization` values keep only their scheme.
-fn header_list(headers: &HeaderMap) -> Vec<(String, String)> {
-    headers
+/// The headers as captured, and whether a value was cut (`log::clip`): `Authorization`
+/// values keep only their scheme.
+fn header_list(headers: &HeaderMap) -> (Vec<(String, String)>, bool) {
+    let mut cut = false;
+    let list = headers
         .iter()
         .map(|(name, value)| {
-            (
-                name.as_str().to_string(),
-                mask::header(
-                    name.as_str(),
-                    String::from_utf8_lossy(value.as_bytes()).into_owned(),
-                ),
-            )
+            let value = mask::header(
+                name.as_str(),
+                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            );
+            let (value, was_cut) = clip_text(value);
+            cut |= was_cut;
+            (name.as_str().to_string(), value)
         })
-        .collect()
+        .collect();
+    (list, cut)
 }
 
-fn masked(mut body: Value, secret: bool) -> Value {
+/// A body as the log keeps it, and whether it was cut: JSON when it parses, else text;
+/// `None` when empty. A body larger than the log's cut is kept as the start of its text
+/// (the `mcp` record keeps the message's cut copy with its shape), except an OAuth body
+/// (`secret`), which is parsed, masked and then cut, so no secret survives in the text.
+fn captured_body(bytes: &Bytes, secret: bool) -> (Option<Value>, bool) {
+    if bytes.is_empty() {
+        return (None, false);
+    }
+    if bytes.len() > MAX_CAPTURED_BYTES && !secret {
+        return (Some(Value::String(clip_bytes(bytes))), true);
+    }
+    let mut body = serde_json::from_slice(bytes)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()));
     if secret {
         mask::body(&mut body);
     }
-    body
-}
-
-fn captured_body(bytes: &Bytes) -> Option<Value> {
-    if bytes.is_empty() {
-        return None;
-    }
-    if bytes.len() > MAX_CAPTURED_BODY {
-        let prefix = String::from_utf8_lossy(&bytes[..MAX_CAPTURED_BODY]);
-        return Some(Value::String(format!(
-            "[{} bytes; the first {MAX_CAPTURED_BODY} follow]\n{prefix}",
-            bytes.len()
-        )));
-    }
-    Some(
-        serde_json::from_slice(bytes)
-            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned())),
-    )
+    let (body, cut) = clip_owned(body);
+    (Some(body), cut)
 }
