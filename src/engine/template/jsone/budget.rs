@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 
 use super::error::Error;
 
+/// Bytes charged for one array element or object entry beyond its own content.
+pub(crate) const ENTRY_BYTES: usize = 32;
+
 /// The limits of one render.
 #[derive(Debug, Clone)]
 pub(crate) struct Limits {

@@ -3,63 +3,11 @@
 
 use serde_json::Value;
 
-use super::budget::Budget;
+use super::budget::{Budget, ENTRY_BYTES};
 use super::error::Error;
-use super::eval::{ENTRY_BYTES, Scope};
 use super::fromnow;
-use super::value::{V, stringify};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Builtin {
-    Abs,
-    Str,
-    Len,
-    Min,
-    Max,
-    Sqrt,
-    Ceil,
-    Floor,
-    Lowercase,
-    Uppercase,
-    Number,
-    Strip,
-    Lstrip,
-    Rstrip,
-    Range,
-    Join,
-    Split,
-    FromNow,
-    Typeof,
-    Defined,
-}
-
-impl Builtin {
-    pub(crate) fn named(name: &str) -> Option<Self> {
-        Some(match name {
-            "abs" => Builtin::Abs,
-            "str" => Builtin::Str,
-            "len" => Builtin::Len,
-            "min" => Builtin::Min,
-            "max" => Builtin::Max,
-            "sqrt" => Builtin::Sqrt,
-            "ceil" => Builtin::Ceil,
-            "floor" => Builtin::Floor,
-            "lowercase" => Builtin::Lowercase,
-            "uppercase" => Builtin::Uppercase,
-            "number" => Builtin::Number,
-            "strip" => Builtin::Strip,
-            "lstrip" => Builtin::Lstrip,
-            "rstrip" => Builtin::Rstrip,
-            "range" => Builtin::Range,
-            "join" => Builtin::Join,
-            "split" => Builtin::Split,
-            "fromNow" => Builtin::FromNow,
-            "typeof" => Builtin::Typeof,
-            "defined" => Builtin::Defined,
-            _ => return None,
-        })
-    }
-}
+use super::scope::Scope;
+use super::value::{Builtin, V, stringify};
 
 fn invalid(name: &str) -> Error {
     Error::builtin(format!("invalid arguments to builtin: {name}"))

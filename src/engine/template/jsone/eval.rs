@@ -4,88 +4,12 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::budget::Budget;
-use super::builtins::{self, Builtin};
+use super::budget::{Budget, ENTRY_BYTES};
+use super::builtins;
 use super::error::Error;
-use super::fromnow;
 use super::parse::{BinOp, Node, UnOp};
+use super::scope::Scope;
 use super::value::{V, equal};
-
-/// Bytes charged for one array element or object entry beyond its own content.
-pub(crate) const ENTRY_BYTES: usize = 32;
-
-/// The names visible to an expression: the render's context, then `$let`, `$map`, ...
-/// bindings in nested scopes.
-pub(crate) struct Scope<'a> {
-    vars: Vec<(Cow<'a, str>, V<'a>)>,
-    parent: Option<&'a Scope<'a>>,
-    root: &'a Root<'a>,
-}
-
-/// The outermost names: the caller's context and `now`, then the builtins.
-pub(crate) struct Root<'a> {
-    pub(crate) context: &'a Map<String, Value>,
-    /// The render's one `now`, formatted on first use: most templates never read it.
-    pub(crate) now: std::cell::OnceCell<Value>,
-    /// A fixed `now` (json-e's test suite); the clock's otherwise.
-    pub(crate) fixed_now: Option<&'a str>,
-}
-
-impl Root<'_> {
-    fn now(&self) -> &Value {
-        self.now
-            .get_or_init(|| Value::String(self.fixed_now.map_or_else(fromnow::now, str::to_owned)))
-    }
-}
-
-impl<'a> Scope<'a> {
-    pub(crate) fn root(root: &'a Root<'a>) -> Self {
-        Scope {
-            vars: Vec::new(),
-            parent: None,
-            root,
-        }
-    }
-
-    pub(crate) fn child(&'a self) -> Scope<'a> {
-        Scope {
-            vars: Vec::new(),
-            parent: Some(self),
-            root: self.root,
-        }
-    }
-
-    pub(crate) fn bind(&mut self, name: impl Into<Cow<'a, str>>, value: V<'a>) {
-        self.vars.push((name.into(), value));
-    }
-
-    pub(crate) fn get(&self, name: &str) -> Option<V<'_>> {
-        let mut scope = Some(self);
-        while let Some(current) = scope {
-            if let Some((_, value)) = current.vars.iter().rev().find(|(n, _)| n == name) {
-                return Some(match value {
-                    V::Json(json) => V::borrowed(json.as_ref()),
-                    V::Func(f) => V::Func(*f),
-                });
-            }
-            scope = current.parent;
-        }
-        if name == "now" {
-            return Some(V::borrowed(self.root.now()));
-        }
-        if let Some(value) = self.root.context.get(name) {
-            return Some(V::borrowed(value));
-        }
-        Builtin::named(name).map(V::Func)
-    }
-
-    pub(crate) fn now(&self) -> &str {
-        match self.get("now") {
-            Some(V::Json(Cow::Borrowed(Value::String(now)))) => now,
-            _ => self.root.now().as_str().unwrap_or_default(),
-        }
-    }
-}
 
 pub(crate) fn eval<'a>(
     node: &Node<'_>,

@@ -18,6 +18,7 @@ mod fromnow;
 mod fuzz;
 mod parse;
 mod render;
+mod scope;
 #[cfg(test)]
 mod tests;
 mod value;
@@ -29,7 +30,7 @@ pub(crate) use error::{Error, Kind};
 use render::MAX_TEMPLATE_DEPTH;
 
 use budget::Budget;
-use eval::{Root, Scope};
+use scope::{Root, Scope};
 
 /// Renders `template` with `context` (an object whose keys are identifiers) within `limits`.
 pub(crate) fn render(template: &Value, context: &Value, limits: &Limits) -> Result<Value, Error> {

@@ -2,11 +2,12 @@
 
 use serde_json::{Map, Value};
 
-use super::budget::Budget;
+use super::budget::{Budget, ENTRY_BYTES};
 use super::error::{Error, Kind};
-use super::eval::{self, ENTRY_BYTES, Scope, own};
+use super::eval::{self, own};
 use super::fromnow;
 use super::parse::{self, is_identifier};
+use super::scope::Scope;
 use super::value::{V, number_text};
 
 /// The deepest a template (and a value a `$reduce` builds) may nest.

@@ -6,7 +6,6 @@ use std::borrow::Cow;
 
 use serde_json::{Number, Value};
 
-use super::builtins::Builtin;
 use super::error::Error;
 
 /// A computed value: borrowed where it came from the context, so `args.message` copies nothing
@@ -141,5 +140,58 @@ pub(crate) fn number_text(n: &Number) -> String {
         Some(f) if f.fract() == 0.0 && f.abs() < 1e21 => format!("{f:.0}"),
         Some(f) => format!("{f}"),
         None => n.to_string(),
+    }
+}
+
+/// json-e's builtin functions, the one kind of value that is not JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Builtin {
+    Abs,
+    Str,
+    Len,
+    Min,
+    Max,
+    Sqrt,
+    Ceil,
+    Floor,
+    Lowercase,
+    Uppercase,
+    Number,
+    Strip,
+    Lstrip,
+    Rstrip,
+    Range,
+    Join,
+    Split,
+    FromNow,
+    Typeof,
+    Defined,
+}
+
+impl Builtin {
+    pub(crate) fn named(name: &str) -> Option<Self> {
+        Some(match name {
+            "abs" => Builtin::Abs,
+            "str" => Builtin::Str,
+            "len" => Builtin::Len,
+            "min" => Builtin::Min,
+            "max" => Builtin::Max,
+            "sqrt" => Builtin::Sqrt,
+            "ceil" => Builtin::Ceil,
+            "floor" => Builtin::Floor,
+            "lowercase" => Builtin::Lowercase,
+            "uppercase" => Builtin::Uppercase,
+            "number" => Builtin::Number,
+            "strip" => Builtin::Strip,
+            "lstrip" => Builtin::Lstrip,
+            "rstrip" => Builtin::Rstrip,
+            "range" => Builtin::Range,
+            "join" => Builtin::Join,
+            "split" => Builtin::Split,
+            "fromNow" => Builtin::FromNow,
+            "typeof" => Builtin::Typeof,
+            "defined" => Builtin::Defined,
+            _ => return None,
+        })
     }
 }
