@@ -11,8 +11,8 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::guard;
 use crate::engine::validate::{faults, items};
+use crate::engine::{guard, schema};
 use crate::error::Error;
 use crate::spec::ServerSpec;
 
@@ -45,8 +45,8 @@ pub fn json_schema() -> Value {
     serde_json::to_value(schemars::schema_for!(ConfigFile)).unwrap_or(Value::Null)
 }
 
-static VALIDATOR: LazyLock<Option<jsonschema::Validator>> =
-    LazyLock::new(|| jsonschema::validator_for(&json_schema()).ok());
+static VALIDATOR: LazyLock<Option<schema::Validator>> =
+    LazyLock::new(|| schema::compile(&json_schema()).ok());
 
 /// A problem in the file: where (a JSON pointer) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,9 +106,19 @@ pub fn check_server_name(name: &str) -> Result<(), String> {
 /// Checks a parsed document: the schema first, then the engine's rules per server.
 pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
     let mut problems: Vec<Problem> = match VALIDATOR.as_ref() {
+        // An unknown member is named by its own pointer (`/servers/0/tool`), worded as serde
+        // and the REST API word it.
         Some(validator) => validator
-            .iter_errors(document)
-            .flat_map(|e| schema_problems(&e))
+            .violations(document)
+            .into_iter()
+            .map(|violation| Problem {
+                pointer: if violation.pointer == "/" {
+                    String::new()
+                } else {
+                    violation.pointer
+                },
+                reason: violation.reason,
+            })
             .collect(),
         None => vec![Problem {
             pointer: String::new(),
@@ -194,49 +204,6 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
         Ok(config)
     } else {
         Err(problems)
-    }
-}
-
-/// The problems of one schema violation. An unknown member is named by its own pointer
-/// (`/servers/0/tool`), one problem per member, worded as serde and the REST API word it.
-fn schema_problems(error: &jsonschema::ValidationError<'_>) -> Vec<Problem> {
-    use jsonschema::error::ValidationErrorKind as Kind;
-    let at = error.instance_path().to_string();
-    let unknown_only = |errors: &Vec<jsonschema::ValidationError<'_>>| {
-        errors.iter().all(|e| {
-            matches!(
-                e.kind(),
-                Kind::AdditionalProperties { .. } | Kind::UnevaluatedProperties { .. }
-            )
-        })
-    };
-    match error.kind() {
-        // A tagged enum (a script step) fails every variant; when one variant fails only for
-        // unknown members, that is the variant meant, and those members are the problem.
-        Kind::OneOfNotValid { context } | Kind::AnyOf { context } => {
-            let mut meant = context.iter().filter(|errors| unknown_only(errors));
-            match (meant.next(), meant.next()) {
-                (Some(errors), None) => errors.iter().flat_map(schema_problems).collect(),
-                _ => vec![Problem {
-                    pointer: at,
-                    reason: error.to_string(),
-                }],
-            }
-        }
-        Kind::AdditionalProperties { unexpected } | Kind::UnevaluatedProperties { unexpected } => {
-            unexpected
-                .iter()
-                .map(|member| Problem {
-                    // RFC 6901: `~` and `/` inside a member name are escaped.
-                    pointer: format!("{at}/{}", member.replace('~', "~0").replace('/', "~1")),
-                    reason: format!("unknown field `{member}`"),
-                })
-                .collect()
-        }
-        _ => vec![Problem {
-            pointer: at,
-            reason: error.to_string(),
-        }],
     }
 }
 

@@ -25,14 +25,10 @@ pub(crate) fn violations(
 ) -> Result<Vec<ArgumentError>, String> {
     let validator = engine.validator(&tool.input_schema)?;
     let mut errors: Vec<ArgumentError> = validator
-        .iter_errors(args)
+        .violations(args)
+        .into_iter()
         .take(MAX_ERRORS)
-        .map(|error| {
-            let at = error.instance_path().to_string();
-            // `/` for the whole object, as every other report of this crate writes it.
-            let pointer = if at.is_empty() { "/".to_string() } else { at };
-            ArgumentError::new(pointer, bounded(&error.to_string()))
-        })
+        .map(|violation| ArgumentError::new(violation.pointer, bounded(&violation.reason)))
         .collect();
     errors.sort_by(|a, b| a.pointer.cmp(&b.pointer));
     Ok(errors)

@@ -100,7 +100,7 @@ pub(crate) struct Engine {
     /// declares its capability (see [`edits`]).
     serves_resources: AtomicBool,
     serves_prompts: AtomicBool,
-    validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
+    validators: Mutex<HashMap<String, Arc<schema::Validator>>>,
     /// Signs and checks the `requestState` of 2026-07-28 multi round-trip requests.
     mrtr: methods::mrtr::Sealer,
     /// This server's time, which tests can advance (token, code and session expiry).
@@ -214,19 +214,19 @@ impl Engine {
 
     /// The compiled output schema of a tool, cached by schema text; `None` when the tool has
     /// none or it cannot be compiled (a remote `$ref`, which is never fetched).
-    pub(crate) fn output_validator(&self, tool: &ToolSpec) -> Option<Arc<jsonschema::Validator>> {
+    pub(crate) fn output_validator(&self, tool: &ToolSpec) -> Option<Arc<schema::Validator>> {
         self.validator(tool.output_schema.as_ref()?).ok()
     }
 
     /// A compiled schema, cached by its text (input and output schemas share the cache), or
     /// why it does not compile (a remote `$ref`, which is never fetched).
-    pub(crate) fn validator(&self, schema: &Value) -> Result<Arc<jsonschema::Validator>, String> {
+    pub(crate) fn validator(&self, schema: &Value) -> Result<Arc<schema::Validator>, String> {
         let key = schema.to_string();
         let mut cache = self.validators.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(validator) = cache.get(&key) {
             return Ok(validator.clone());
         }
-        let validator = Arc::new(jsonschema::validator_for(schema).map_err(|e| e.to_string())?);
+        let validator = Arc::new(schema::compile(schema)?);
         // Bounded: a test that edits tools in a loop must not grow this without end.
         if cache.len() >= 256 {
             cache.clear();

@@ -75,7 +75,7 @@ pub(crate) struct Rendered {
 pub(crate) async fn render(
     template: &Value,
     context: &Value,
-    output_schema: Option<&jsonschema::Validator>,
+    output_schema: Option<&schema::Validator>,
 ) -> Rendered {
     let mut output = match eval(template, context).await {
         Ok(output) => output,
@@ -105,7 +105,7 @@ pub(crate) async fn render(
 /// A tool with an output schema must return `structuredContent` that conforms; a template
 /// that renders only `structuredContent` gets its serialized JSON as the text content too
 /// (server/tools page, "Structured Content": "SHOULD also return the serialized JSON").
-fn structured(output: &mut Value, validator: &jsonschema::Validator) -> Option<Vec<String>> {
+fn structured(output: &mut Value, validator: &schema::Validator) -> Option<Vec<String>> {
     let object = output.as_object_mut()?;
     let Some(content) = object.get("structuredContent").cloned() else {
         return Some(vec![

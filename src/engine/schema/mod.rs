@@ -1,22 +1,27 @@
-//! The MCP JSON schema shipped in `schema/`, compiled once per process, for checking what a
-//! template renders before it goes on the wire.
+//! JSON Schema: the MCP schema shipped in `schema/`, compiled once per process, for checking
+//! what a template renders before it goes on the wire; the compiling of schemas from outside
+//! ([`compile`]); and the wording of what breaks them ([`violation`]).
+
+mod compile;
+mod violation;
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
 use serde_json::Value;
 
-/// The 2025-11-25 schema, byte-identical to the specification's `schema.json`.
-pub(crate) const MCP_2025_11_25: &str = include_str!("../../schema/mcp-2025-11-25.json");
+pub(crate) use compile::{Validator, compile, meta_violations};
 
-fn definition_validator(name: &str) -> Option<jsonschema::Validator> {
-    let mut root: Value = serde_json::from_str(MCP_2025_11_25).ok()?;
-    root.as_object_mut()?
-        .insert("$ref".into(), Value::String(format!("#/$defs/{name}")));
-    jsonschema::validator_for(&root).ok()
+/// The 2025-11-25 schema, byte-identical to the specification's `schema.json`.
+pub(crate) const MCP_2025_11_25: &str = include_str!("../../../schema/mcp-2025-11-25.json");
+
+static MCP: LazyLock<Option<Value>> = LazyLock::new(|| serde_json::from_str(MCP_2025_11_25).ok());
+
+fn definition_validator(name: &str) -> Option<Validator> {
+    compile::compile_at(MCP.as_ref()?, &format!("/$defs/{name}")).ok()
 }
 
-static CALL_TOOL_RESULT: LazyLock<Option<jsonschema::Validator>> =
+static CALL_TOOL_RESULT: LazyLock<Option<Validator>> =
     LazyLock::new(|| definition_validator("CallToolResult"));
 
 /// Every way `value` breaks the spec's `CallToolResult`, as `at <pointer>: <reason>` lines.
@@ -30,21 +35,16 @@ pub(crate) fn call_tool_result_problems(value: &Value) -> Vec<String> {
 }
 
 /// Every way `value` breaks `validator`, one `at <pointer>: <reason>` line each.
-pub(crate) fn problems(validator: &jsonschema::Validator, value: &Value) -> Vec<String> {
+pub(crate) fn problems(validator: &Validator, value: &Value) -> Vec<String> {
     validator
-        .iter_errors(value)
-        .map(|error| located(&error))
+        .violations(value)
+        .iter()
+        .map(ToString::to_string)
         .collect()
 }
 
-/// `at <pointer>: <reason>`, with `/` for the root.
-pub(crate) fn located(error: &jsonschema::ValidationError<'_>) -> String {
-    let at = error.instance_path().to_string();
-    format!("at {}: {error}", if at.is_empty() { "/" } else { &at })
-}
-
 /// Compiled definitions by name; the names come from our code, so the map stays small.
-static DEFINITIONS: LazyLock<Mutex<HashMap<String, Option<Arc<jsonschema::Validator>>>>> =
+static DEFINITIONS: LazyLock<Mutex<HashMap<String, Option<Arc<Validator>>>>> =
     LazyLock::new(Mutex::default);
 
 /// Every way `value` breaks the spec's definition `name` (e.g. `GetPromptResult`), as
