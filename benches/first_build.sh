@@ -20,6 +20,10 @@
 #   LOCK=path       every cargo invocation runs under `flock $LOCK` (default /tmp/cargo.lock),
 #                   so two builds never share the CPUs
 # Each build also writes `cargo --timings` HTML to <work dir>/<crate>/target/cargo-timings/.
+# Builds run with CARGO_INCREMENTAL=0: cargo builds a path dependency (mcp-decoy here) as a
+# local package, incrementally, while a user's mcp-decoy comes from the registry and is built
+# once, without an incremental cache; this makes the two alike (INCREMENTAL=1 keeps cargo's
+# default).
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -105,7 +109,9 @@ build() { # name, run index
     rm -rf "$dir/target"
     out="$(mktemp)"
     # `flock` first, `time` inside it: waiting for the lock is not timed.
-    (cd "$dir" && CARGO_TARGET_DIR="$dir/target" locked /usr/bin/time -f '%e %U %S' -o "$out.time" \
+    local incremental=0
+    if [[ -n "${INCREMENTAL:-}" ]]; then incremental=1; fi
+    (cd "$dir" && CARGO_INCREMENTAL="$incremental" CARGO_TARGET_DIR="$dir/target" locked /usr/bin/time -f '%e %U %S' -o "$out.time" \
         cargo test --no-run --offline --timings --message-format=json >"$out" 2>"$out.err") || {
         cat "$out.err" >&2
         exit 1

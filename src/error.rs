@@ -32,13 +32,10 @@ impl std::fmt::Display for ItemKind {
 /// Each variant names the item at fault (the tool, the field, the address) so that a failing
 /// test explains itself. `MockMcpServerBuilder::start` panics with this message;
 /// `try_start` hands it back.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
     /// A tool name is empty, too long, or has a character outside `A-Z a-z 0-9 _ - .`.
-    #[error(
-        "tool `{name}`: invalid name ({reason}); a tool name has 1-128 letters, digits, `_`, `-` or `.`"
-    )]
     InvalidToolName {
         /// The rejected name.
         name: String,
@@ -47,7 +44,6 @@ pub enum Error {
     },
     /// Two tools, prompts, resources or resource templates of one server share a name (a URI
     /// for resources, a URI template for templates).
-    #[error("{kind} `{name}`: a {kind} with this name already exists on the server")]
     Duplicate {
         /// What kind of item.
         kind: ItemKind,
@@ -55,7 +51,6 @@ pub enum Error {
         name: String,
     },
     /// A live edit named an item the server does not have.
-    #[error("{kind} `{name}`: no such {kind} on the server")]
     Unknown {
         /// What kind of item.
         kind: ItemKind,
@@ -63,7 +58,6 @@ pub enum Error {
         name: String,
     },
     /// A resource, resource template or prompt is invalid.
-    #[error("{kind} `{name}`: `{field}` {reason}")]
     Invalid {
         /// What kind of item.
         kind: ItemKind,
@@ -75,7 +69,6 @@ pub enum Error {
         reason: String,
     },
     /// A tool's input or output schema is not a valid JSON Schema object schema.
-    #[error("tool `{tool}`: `{field}` is not a valid JSON Schema: {reason}")]
     InvalidSchema {
         /// The tool the schema belongs to.
         tool: String,
@@ -86,7 +79,6 @@ pub enum Error {
     },
     /// A response template has an error that no arguments can fix: syntax, an unknown
     /// operator or name, or a limit (nesting, steps, size) it exceeds with any arguments.
-    #[error("tool `{tool}`: the response template is refused: {reason}")]
     Template {
         /// The tool the template belongs to.
         tool: String,
@@ -94,7 +86,6 @@ pub enum Error {
         reason: String,
     },
     /// One of a tool's responses is invalid (a matcher, a count, a delay, a template).
-    #[error("tool `{tool}`: `{field}` {reason}")]
     InvalidResponse {
         /// The tool the response belongs to.
         tool: String,
@@ -105,7 +96,6 @@ pub enum Error {
         reason: String,
     },
     /// A fault rule is invalid (at start, or added live).
-    #[error("`{field}` {reason}")]
     InvalidFault {
         /// The field at fault as `servers.json` spells it, e.g. `faults[0].fault.status`
         /// (`rule.…` for a rule added live).
@@ -114,7 +104,6 @@ pub enum Error {
         reason: String,
     },
     /// A configuration value is out of range.
-    #[error("`{field}`: {reason}")]
     InvalidConfig {
         /// The builder method or config field at fault.
         field: &'static str,
@@ -122,19 +111,15 @@ pub enum Error {
         reason: String,
     },
     /// The listener could not be bound.
-    #[error("failed to bind {addr}: {source}")]
     Bind {
         /// The address asked for.
         addr: String,
         /// The OS error.
-        #[source]
         source: std::io::Error,
     },
     /// The server's thread or runtime could not be started.
-    #[error("failed to start the server runtime: {0}")]
-    Runtime(#[source] std::io::Error),
+    Runtime(std::io::Error),
     /// `MockMcpServer::wait_for` gave up.
-    #[error("waited {waited:?} for the expected traffic; the server received:\n{received}")]
     Timeout {
         /// How long it waited.
         waited: std::time::Duration,
@@ -142,9 +127,6 @@ pub enum Error {
         received: String,
     },
     /// A stdio command needs the `mcp-decoy` binary, and it is not there.
-    #[error(
-        "the mcp-decoy binary was not found: {reason}. Install it with `{install}`, or set MCP_DECOY_BIN to its path"
-    )]
     BinaryNotFound {
         /// Where it was looked for.
         reason: String,
@@ -152,14 +134,81 @@ pub enum Error {
         install: &'static str,
     },
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
     Io {
         /// The file at fault.
         path: PathBuf,
         /// The OS error.
-        #[source]
         source: std::io::Error,
     },
+}
+
+// Written out rather than derived: thiserror's proc macro was the largest part of a
+// dependent's first build that this one impl needed (benches/README.md, "First build").
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::InvalidToolName { name, reason } => write!(
+                f,
+                "tool `{name}`: invalid name ({reason}); a tool name has 1-128 letters, digits, `_`, `-` or `.`"
+            ),
+            Error::Duplicate { kind, name } => write!(
+                f,
+                "{kind} `{name}`: a {kind} with this name already exists on the server"
+            ),
+            Error::Unknown { kind, name } => {
+                write!(f, "{kind} `{name}`: no such {kind} on the server")
+            }
+            Error::Invalid {
+                kind,
+                name,
+                field,
+                reason,
+            } => write!(f, "{kind} `{name}`: `{field}` {reason}"),
+            Error::InvalidSchema {
+                tool,
+                field,
+                reason,
+            } => write!(
+                f,
+                "tool `{tool}`: `{field}` is not a valid JSON Schema: {reason}"
+            ),
+            Error::Template { tool, reason } => {
+                write!(
+                    f,
+                    "tool `{tool}`: the response template is refused: {reason}"
+                )
+            }
+            Error::InvalidResponse {
+                tool,
+                field,
+                reason,
+            } => write!(f, "tool `{tool}`: `{field}` {reason}"),
+            Error::InvalidFault { field, reason } => write!(f, "`{field}` {reason}"),
+            Error::InvalidConfig { field, reason } => write!(f, "`{field}`: {reason}"),
+            Error::Bind { addr, source } => write!(f, "failed to bind {addr}: {source}"),
+            Error::Runtime(source) => write!(f, "failed to start the server runtime: {source}"),
+            Error::Timeout { waited, received } => write!(
+                f,
+                "waited {waited:?} for the expected traffic; the server received:\n{received}"
+            ),
+            Error::BinaryNotFound { reason, install } => write!(
+                f,
+                "the mcp-decoy binary was not found: {reason}. Install it with `{install}`, or set MCP_DECOY_BIN to its path"
+            ),
+            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Bind { source, .. } | Error::Runtime(source) | Error::Io { source, .. } => {
+                Some(source)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// How an error message names the JSON type of a value it did not expect ("a string").

@@ -11,7 +11,6 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use rand::RngCore;
 
 use crate::engine::oauth::admin::check_redirect_uri;
 use crate::spec::{Consent, OAuthSpec, PreRegisteredClient, ServerSpec, TokenEndpointAuthMethod};
@@ -48,7 +47,7 @@ pub(crate) fn new_client() -> PreRegisteredClient {
 /// `bytes` random bytes, base64url without padding.
 fn random(bytes: usize) -> String {
     let mut buffer = vec![0u8; bytes];
-    rand::rng().fill_bytes(&mut buffer);
+    crate::engine::random::fill(&mut buffer);
     URL_SAFE_NO_PAD.encode(buffer)
 }
 

@@ -13,7 +13,8 @@
 //! - [`hint`]: what to tell a client that named a draft, no tool or no method.
 //! - [`arguments`]: how a call's arguments break its tool's `inputSchema`.
 //! - [`validate`]: every check of a spec; [`protocol`]: the wire vocabulary; [`template`],
-//!   [`schema`], [`uri_template`]: json-e, JSON Schema and RFC 6570, as leaves.
+//!   [`schema`], [`uri_template`]: json-e, JSON Schema and RFC 6570, as leaves; [`random`]:
+//!   secrets from the operating system.
 //!
 //! A `tools/call` POSTed over HTTP: `transport::http::post` → `pipeline::message` →
 //! `pipeline::legacy` (or `stateless`) → `pipeline::run::serve` (with `pipeline::plan`) →
@@ -30,6 +31,7 @@ pub(crate) mod methods;
 pub(crate) mod oauth;
 pub(crate) mod pipeline;
 pub(crate) mod protocol;
+pub(crate) mod random;
 pub(crate) mod schema;
 pub(crate) mod state;
 pub(crate) mod template;

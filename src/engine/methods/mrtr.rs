@@ -50,10 +50,9 @@ impl std::fmt::Debug for Sealer {
 impl Sealer {
     /// A sealer with a fresh random key.
     pub(crate) fn new() -> Self {
-        use rand::RngCore;
-        let mut key = [0u8; 32];
-        rand::rng().fill_bytes(&mut key);
-        Sealer { key }
+        Sealer {
+            key: crate::engine::random::bytes(),
+        }
     }
 
     fn mac(&self) -> HmacSha256 {

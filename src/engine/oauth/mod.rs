@@ -36,7 +36,6 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
-use rand::RngCore;
 use serde::Serialize;
 use serde_json::json;
 
@@ -474,9 +473,7 @@ pub(crate) fn no_store() -> [(header::HeaderName, &'static str); 2] {
 
 /// A random secret: 32 bytes, base64url (256 bits, RFC 6749 section 10.10).
 pub(crate) fn secret() -> String {
-    let mut bytes = [0u8; 32];
-    rand::rng().fill_bytes(&mut bytes);
-    URL_SAFE_NO_PAD.encode(bytes)
+    URL_SAFE_NO_PAD.encode(crate::engine::random::bytes::<32>())
 }
 
 pub(crate) fn after(now: SystemTime, secs: u64) -> SystemTime {

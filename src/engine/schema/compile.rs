@@ -75,7 +75,9 @@ pub(crate) fn compile_at(schema: &Value, fragment: &str) -> Result<Validator, St
         let mut schemas = Schemas::new();
         compiler
             .add_resource(LOCATION, schema.clone())
-            .and_then(|()| compiler.compile(&format!("{LOCATION}#{fragment}"), &mut schemas))
+            .map_err(|error| compile_error(&error))?;
+        compiler
+            .compile(&format!("{LOCATION}#{fragment}"), &mut schemas)
             .map(|index| Validator { schemas, index })
             .map_err(|error| compile_error(&error))
     }));

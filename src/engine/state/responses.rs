@@ -9,8 +9,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 use regex::Regex;
 use serde_json::Value;
 
@@ -40,7 +38,7 @@ pub(crate) struct Chosen {
 /// Per-server state of tool responses (the engine's `responses` field).
 #[derive(Debug)]
 pub(crate) struct Responses {
-    rng: Mutex<StdRng>,
+    rng: Mutex<fastrand::Rng>,
     counts: Mutex<HashMap<String, Counts>>,
     regexes: Mutex<HashMap<String, Arc<Regex>>>,
 }
@@ -60,7 +58,7 @@ impl Responses {
     /// State for a server seeded with `seed` ([`DEFAULT_SEED`] when `None`).
     pub(crate) fn new(seed: Option<u64>) -> Self {
         Responses {
-            rng: Mutex::new(StdRng::seed_from_u64(seed.unwrap_or(DEFAULT_SEED))),
+            rng: Mutex::new(fastrand::Rng::with_seed(seed.unwrap_or(DEFAULT_SEED))),
             counts: Mutex::default(),
             regexes: Mutex::default(),
         }
@@ -170,7 +168,7 @@ impl Responses {
                 // Validation refuses min > max; a spec that skipped it must still not panic.
                 let (low, high) = (min_ms.min(max_ms), min_ms.max(max_ms));
                 let mut rng = self.rng.lock().unwrap_or_else(|p| p.into_inner());
-                Duration::from_millis(rng.random_range(low..=high))
+                Duration::from_millis(rng.u64(low..=high))
             }
         }
     }

@@ -11,7 +11,6 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rand::RngCore;
 use subtle::ConstantTimeEq;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
@@ -77,8 +76,7 @@ pub(crate) fn listen(runtime: &Handle, resolve: Resolve) -> std::io::Result<Atta
 /// 128 random bits, hex: a bridge made for another fixture (one that reused the port)
 /// cannot attach by mistake.
 fn new_token() -> String {
-    let mut bytes = [0u8; 16];
-    rand::rng().fill_bytes(&mut bytes);
+    let bytes = crate::engine::random::bytes::<16>();
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
