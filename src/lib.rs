@@ -150,7 +150,7 @@ pub mod log;
 pub use fixture::{matchers, presets};
 pub mod spec;
 
-pub use engine::SessionInfo;
+pub use engine::{SessionInfo, TaskInfo, TaskStatus};
 pub use error::{Error, ItemKind};
 pub use fixture::{MockMcpServer, MockMcpServerBuilder, Times};
 pub use fixture::{Prompt, PromptArgument, Resource, ResourceTemplate, Response, Tool};

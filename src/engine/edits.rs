@@ -29,8 +29,9 @@ impl Engine {
     /// clients were told the server had none (so reconnecting clients see it); otherwise
     /// clients hear `list_changed` when they can see the item.
     pub(crate) fn add<T: Kind>(&self, item: T) -> Result<(), Error> {
+        let tasks = item.runs_tasks();
         let changed = T::shelf(&self.catalog).add(item)?;
-        if self.declare(T::LISTING) {
+        if self.declare(T::LISTING) | (tasks && self.declare_tasks()) {
             self.sessions.clear();
             return Ok(());
         }
@@ -40,7 +41,12 @@ impl Engine {
 
     /// Replaces the item with the same key, keeping its place.
     pub(crate) fn replace<T: Kind>(&self, item: T) -> Result<(), Error> {
+        let tasks = item.runs_tasks();
         let changed = T::shelf(&self.catalog).replace(item)?;
+        if tasks && self.declare_tasks() {
+            self.sessions.clear();
+            return Ok(());
+        }
         self.changed(T::LISTING, changed);
         Ok(())
     }
@@ -50,7 +56,11 @@ impl Engine {
     #[cfg(feature = "decoy-cli")]
     pub(crate) fn update<T: Kind>(&self, key: &str, next: T) -> Result<(), Error> {
         let new_key = next.key().to_string();
+        let tasks = next.runs_tasks();
         let changed = T::shelf(&self.catalog).modify(key, |item| *item = next)?;
+        if tasks && self.declare_tasks() {
+            self.sessions.clear();
+        }
         if T::LISTING == Listing::Tools && new_key != key {
             self.catalog.move_calls(key, &new_key);
             self.responses.rename(key, &new_key);
@@ -88,6 +98,13 @@ impl Engine {
         if changed {
             self.notify_list_changed(listing);
         }
+    }
+
+    /// Declares tasks if the server did not (the first tool that runs as a task); whether it
+    /// just did. Like a new kind of item, it ends the live legacy sessions, whose clients
+    /// were told the server had no tasks.
+    fn declare_tasks(&self) -> bool {
+        !self.serves_tasks.swap(true, Ordering::AcqRel)
     }
 
     /// Declares the capability of `listing` if it was not; whether it just did.
@@ -176,6 +193,14 @@ impl Engine {
     /// Moves the server's clock forward (session expiry, tokens, codes).
     pub(crate) fn advance_clock(&self, by: Duration) {
         self.clock.advance(by);
+        // Tasks waiting on a delay (and `tasks/result` waiting on them) look again.
+        self.tasks.poke();
+    }
+
+    /// Every task the server keeps, oldest first, as it stands now.
+    pub(crate) fn tasks(&self) -> Vec<crate::engine::state::tasks::TaskInfo> {
+        let now = self.now();
+        self.tasks.all().iter().map(|task| task.info(now)).collect()
     }
 
     /// The server's clock, now.
@@ -200,6 +225,7 @@ impl Engine {
     /// streams are accepted again.
     pub(crate) fn reset_for_restart(&self) {
         self.faults.reset();
+        self.tasks.clear();
         self.expiry.reset();
         self.listeners.reopen();
         if let Some(oauth) = &self.oauth {

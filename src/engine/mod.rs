@@ -48,6 +48,7 @@ use serde_json::{Value, json};
 #[cfg(feature = "decoy-cli")]
 pub(crate) use state::catalog::Kind;
 pub use state::session::SessionInfo;
+pub use state::tasks::{TaskInfo, TaskStatus};
 pub(crate) use transport::duplex;
 pub(crate) use transport::http::listener::Connections;
 #[cfg(feature = "decoy-cli")]
@@ -66,6 +67,7 @@ use state::expiry::Expiry;
 use state::faults::Faults;
 use state::responses::Responses;
 use state::session::Sessions;
+use state::tasks::Tasks;
 
 /// The listings clients are told about when they change (a script's `notify` step names
 /// them too, so the type lives in `spec`).
@@ -102,6 +104,11 @@ pub(crate) struct Engine {
     /// declares its capability (see [`edits`]).
     serves_resources: AtomicBool,
     serves_prompts: AtomicBool,
+    /// Whether a tool can run as a task, so the server declares tasks (2025-11-25
+    /// `capabilities.tasks`, the 2026-07-28 extension); the first such tool declares it.
+    serves_tasks: AtomicBool,
+    /// The tasks, live and finished.
+    tasks: Tasks,
     validators: Mutex<HashMap<String, Arc<schema::Validator>>>,
     /// Signs and checks the `requestState` of 2026-07-28 multi round-trip requests.
     mrtr: methods::mrtr::Sealer,
@@ -149,6 +156,12 @@ impl Engine {
                 reason: "must be at least 1".into(),
             });
         }
+        if limits.max_tasks == 0 {
+            return Err(Error::InvalidConfig {
+                field: "max_tasks",
+                reason: "must be at least 1".into(),
+            });
+        }
         if limits.keep_alive_ms == 0 {
             return Err(Error::InvalidConfig {
                 field: "keep_alive_ms",
@@ -160,6 +173,7 @@ impl Engine {
         let oauth = spec.auth.clone().map(oauth::AuthServer::new);
         let serves_resources = !spec.resources.is_empty() || !spec.resource_templates.is_empty();
         let serves_prompts = !spec.prompts.is_empty();
+        let serves_tasks = spec.tools.iter().any(ToolSpec::has_tasks);
         let catalog = Catalog::new(
             std::mem::take(&mut spec.tools),
             std::mem::take(&mut spec.resources),
@@ -177,6 +191,8 @@ impl Engine {
             source,
             serves_resources: AtomicBool::new(serves_resources),
             serves_prompts: AtomicBool::new(serves_prompts),
+            serves_tasks: AtomicBool::new(serves_tasks),
+            tasks: Tasks::new(limits.max_tasks),
             validators: Mutex::default(),
             mrtr: methods::mrtr::Sealer::new(),
             clock: Clock::default(),
@@ -194,6 +210,23 @@ impl Engine {
     pub(crate) fn for_tests(spec: ServerSpec) -> Arc<Engine> {
         let log = Arc::new(TrafficLog::new(100, crate::log::DEFAULT_LOG_BYTES));
         Engine::new(spec, Limits::default(), Vec::new(), log, 0).expect("a valid spec")
+    }
+
+    /// `capabilities` of a 2025-11-25 `initialize` result: [`capabilities`](Self::capabilities)
+    /// with `tasks` when a tool can run as a task (2025-11-25 `basic/utilities/tasks`,
+    /// "Server Capabilities"): listing, cancelling and task-augmented `tools/call`.
+    pub(crate) fn legacy_capabilities(&self, version: ProtocolVersion) -> Value {
+        let mut capabilities = self.capabilities();
+        if self.serves_tasks() && version == ProtocolVersion::V2025_11_25 {
+            capabilities["tasks"] =
+                json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } });
+        }
+        capabilities
+    }
+
+    /// Whether a tool can run as a task, so the server declares tasks.
+    pub(crate) fn serves_tasks(&self) -> bool {
+        self.serves_tasks.load(Ordering::Acquire)
     }
 
     /// `capabilities` of the `initialize` result: what the configuration serves. Resources

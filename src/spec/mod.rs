@@ -15,6 +15,7 @@ mod resource;
 mod response;
 mod script;
 pub(crate) mod stdio;
+mod task;
 // `ProtocolVersion` is re-exported at the crate root, its one public path.
 pub(crate) mod version;
 
@@ -33,8 +34,12 @@ pub(crate) use fault::{Fault, FaultRule};
 pub use prompt::{PromptArgumentSpec, PromptSpec, default_prompt_template};
 pub use resource::{ResourceBody, ResourceSpec, ResourceTemplateSpec};
 pub use response::{Comparison, Matcher, ResponseSpec};
+pub(crate) use script::MAX_WAIT_MS;
 pub use script::{AskMethod, Listing, LogLevel, Step};
 pub use stdio::StdioSpec;
+pub use task::{
+    DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS, MAX_TASK_MS, TaskFaults, TaskSpec, TaskSupport,
+};
 pub(crate) use version::ProtocolVersion;
 
 /// The `serverInfo.version` of a server that sets none. Fixed rather than this crate's
@@ -133,6 +138,10 @@ pub struct ToolSpec {
     /// before the tool's own template, which is the fallback.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub responses: Vec<ResponseSpec>,
+    /// Calls may (or must) run as tasks, which run the script on the server's clock; `None`:
+    /// never (2025-11-25 `execution.taskSupport` absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskSpec>,
 }
 
 fn yes() -> bool {
@@ -160,7 +169,13 @@ impl ToolSpec {
             meta: None,
             allow_invalid_headers: false,
             responses: Vec::new(),
+            task: None,
         }
+    }
+
+    /// Whether calls of this tool can run as tasks.
+    pub(crate) fn has_tasks(&self) -> bool {
+        self.task.as_ref().is_some_and(TaskSpec::allows_tasks)
     }
 
     /// The product's default tool: `echo` returns its `message` argument.
@@ -175,6 +190,19 @@ impl ToolSpec {
             template: json!({ "content": [{ "type": "text", "text": "${args.message}" }] }),
             ..ToolSpec::new("echo")
         }
+    }
+
+    /// The tool as a 2025-11-25 session's `tools/list` shows it: with
+    /// `execution.taskSupport` when the tool has task settings.
+    pub(crate) fn legacy_listing(&self) -> Value {
+        let mut tool = self.listing();
+        if let (Some(task), Some(object)) = (&self.task, tool.as_object_mut()) {
+            object.insert(
+                "execution".into(),
+                json!({ "taskSupport": task.support.as_str() }),
+            );
+        }
+        tool
     }
 
     /// The tool as `tools/list` shows it (spec `Tool`).
@@ -343,6 +371,9 @@ pub(crate) struct Limits {
     /// Milliseconds an idle event stream (a legacy GET stream, a `subscriptions/listen`
     /// stream) waits before sending a `: keep-alive` comment; at least 1.
     pub(crate) keep_alive_ms: u64,
+    /// Tasks kept at once (live, finished or expired); past it the oldest finished one is
+    /// forgotten, and a call that would start one more live task is refused.
+    pub(crate) max_tasks: usize,
 }
 
 impl Default for Limits {
@@ -353,6 +384,7 @@ impl Default for Limits {
             max_queued_messages: 1_000,
             max_listen_streams: 1_000,
             keep_alive_ms: 15_000,
+            max_tasks: 1_000,
         }
     }
 }

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::resource::{insert_opt, insert_text};
+use super::script::Step;
 
 /// One argument of a prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,6 +54,11 @@ pub struct PromptSpec {
     /// [`default_prompt_template`].
     #[serde(default = "default_prompt_template")]
     pub template: Value,
+    /// Steps run before the template renders, as a tool's: in 2026-07-28 its `ask` steps
+    /// answer `input_required` (multi round-trip requests), in a legacy session they send
+    /// requests to the client; the template reads the answers as `answers.<key>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub script: Vec<Step>,
 }
 
 /// The template of a prompt created without one: one user text message with the arguments
@@ -75,6 +81,7 @@ impl PromptSpec {
             icons: None,
             meta: None,
             template: default_prompt_template(),
+            script: Vec::new(),
         }
     }
 

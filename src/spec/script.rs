@@ -118,6 +118,13 @@ pub enum Step {
         /// Milliseconds.
         ms: u64,
     },
+    /// Waits before the next step for as long as the call says: `ms` is a json-e template
+    /// over `{args, answers}` that renders to a whole number of milliseconds (at most one
+    /// day), such as `{"$eval": "args.seconds * 1000"}`.
+    Wait {
+        /// The template of the milliseconds.
+        ms: Value,
+    },
     /// Sends a request to the client and keeps its result as `answers.<key>`. In 2026-07-28
     /// requests nothing is sent: consecutive asks form one multi round-trip round, answered
     /// by an `input_required` result the client retries with its answers.
@@ -146,12 +153,30 @@ pub enum Step {
         /// Which list.
         listing: Listing,
     },
+    /// Ends the script with a JSON-RPC error instead of the template's result: the call
+    /// answers it, and a task fails with it (2026-07-28 `failed` is for JSON-RPC errors
+    /// only; a result with `isError` completes the task).
+    Fail {
+        /// The error code, such as `-32603`.
+        code: i64,
+        /// The message, a json-e template string over `{args, answers}`.
+        message: String,
+        /// `error.data`, a json-e template; none when `None`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<Value>,
+    },
 }
+
+/// The longest a [`Step::Wait`] may wait: one day.
+pub(crate) const MAX_WAIT_MS: u64 = 86_400_000;
 
 impl Step {
     /// Whether the step sends a message to the client (and so needs an event stream).
     pub(crate) fn talks(&self) -> bool {
         // A notify step talks to other streams, never on the call's own.
-        !matches!(self, Step::Delay { .. } | Step::Notify { .. })
+        !matches!(
+            self,
+            Step::Delay { .. } | Step::Wait { .. } | Step::Notify { .. } | Step::Fail { .. }
+        )
     }
 }

@@ -23,13 +23,36 @@ use serde_json::Value;
 /// The schemas the decoy ships, byte-identical to the specification's `schema.json` files.
 const MCP_2025_11_25: &str = include_str!("../../schema/mcp-2025-11-25.json");
 const MCP_2026_07_28: &str = include_str!("../../schema/mcp-2026-07-28.json");
+/// The tasks extension's messages, which the 2026-07-28 schema leaves to the extension.
+const TASKS_EXTENSION: &str = include_str!("tasks.schema.json");
 
 static LEGACY_ROOT: LazyLock<Value> = LazyLock::new(|| {
     serde_json::from_str(MCP_2025_11_25).expect("schema/mcp-2025-11-25.json is not JSON")
 });
 
 static MODERN_ROOT: LazyLock<Value> = LazyLock::new(|| {
-    serde_json::from_str(MCP_2026_07_28).expect("schema/mcp-2026-07-28.json is not JSON")
+    let mut root: Value =
+        serde_json::from_str(MCP_2026_07_28).expect("schema/mcp-2026-07-28.json is not JSON");
+    let extension: Value =
+        serde_json::from_str(TASKS_EXTENSION).expect("tests/common/tasks.schema.json is not JSON");
+    // The extension's definitions join the core ones (their `$ref`s point at both), and its
+    // notification joins the server's notifications.
+    if let (Some(defs), Some(added)) = (
+        root["$defs"].as_object_mut(),
+        extension["$defs"].as_object(),
+    ) {
+        for (name, definition) in added {
+            assert!(
+                !defs.contains_key(name),
+                "tasks.schema.json redefines the core {name}"
+            );
+            defs.insert(name.clone(), definition.clone());
+        }
+    }
+    if let Some(members) = root["$defs"]["ServerNotification"]["anyOf"].as_array_mut() {
+        members.push(serde_json::json!({ "$ref": "#/$defs/TaskStatusNotification" }));
+    }
+    root
 });
 
 /// Which schema a message is checked against: the one of the era it belongs to.
@@ -162,12 +185,19 @@ pub fn result_definition(method: &str) -> &'static str {
 /// `input_required` result has its own shape, whatever the method), then by method; `None`
 /// for a method 2026-07-28 does not have.
 pub fn modern_result_definition(method: &str, result: &Value) -> Option<&'static str> {
-    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-        return Some("InputRequiredResult");
+    match result.get("resultType").and_then(Value::as_str) {
+        Some("input_required") => return Some("InputRequiredResult"),
+        // The tasks extension's polymorphic result (`tests/common/tasks.schema.json`).
+        Some("task") => return Some("CreateTaskResult"),
+        _ => {}
     }
     let definition = match method {
         "server/discover" => "DiscoverResult",
         "subscriptions/listen" => "SubscriptionsListenResult",
+        "tasks/get" => "GetTaskResult",
+        "tasks/update" | "tasks/cancel" => "TaskAcknowledgment",
+        // Removed by the extension: only an error can answer them.
+        "tasks/result" | "tasks/list" => return None,
         other => result_definition(other),
     };
     Revision::Modern.defines(definition).then_some(definition)
@@ -244,6 +274,10 @@ fn response_problems(message: &RpcMessage, response: &Value) -> Vec<String> {
     } else if let Some(result) = response.get("result") {
         problems.extend(validate_in(revision, "JSONRPCResultResponse", response));
         let definition = match revision {
+            // A task-augmented call answers a CreateTaskResult (2025-11-25 tasks).
+            Revision::Legacy if method == "tools/call" && result.get("task").is_some() => {
+                Some("CreateTaskResult")
+            }
             Revision::Legacy => Some(result_definition(method)),
             Revision::Modern => modern_result_definition(method, result),
         };

@@ -4,13 +4,18 @@
 use serde_json::{Value, json};
 
 use crate::engine::Engine;
-use crate::engine::protocol::modern::{CACHEABLE, META_SERVER_INFO};
+use crate::engine::protocol::modern::{CACHEABLE, META_SERVER_INFO, TASKS_EXTENSION};
 
 /// `server/discover` (`server/discover.mdx`).
 pub(crate) fn discover(engine: &Engine) -> Value {
+    let mut capabilities = engine.capabilities();
+    if engine.serves_tasks() {
+        // The tasks extension: "Include the extension in your server/discover capabilities".
+        capabilities["extensions"] = json!({ TASKS_EXTENSION: {} });
+    }
     let mut result = json!({
         "supportedVersions": engine.versions.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
-        "capabilities": engine.capabilities(),
+        "capabilities": capabilities,
     });
     if let Some(instructions) = &engine.spec.instructions {
         result["instructions"] = json!(instructions);

@@ -46,7 +46,7 @@ pub(crate) fn initialize(
     );
     let mut result = Map::new();
     result.insert("protocolVersion".into(), json!(version.as_str()));
-    result.insert("capabilities".into(), engine.capabilities());
+    result.insert("capabilities".into(), engine.legacy_capabilities(version));
     result.insert("serverInfo".into(), engine.server_info());
     if let Some(instructions) = &engine.spec.instructions {
         result.insert("instructions".into(), json!(instructions));

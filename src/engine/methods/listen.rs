@@ -19,6 +19,7 @@ use tokio::sync::{broadcast, watch};
 
 use crate::engine::methods::discover;
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
+use crate::engine::protocol::modern::TASKS_EXTENSION;
 use crate::engine::{Engine, Listing};
 
 /// The `_meta` key that ties every message of a listen stream to its request
@@ -27,6 +28,8 @@ pub(crate) const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscript
 
 const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 const RESOURCE_UPDATED: &str = "notifications/resources/updated";
+/// The tasks extension's status notification ("Task Status Notifications").
+const TASK_STATUS: &str = "notifications/tasks";
 
 /// Catalog events buffered for a stream that is slow to read. One that falls further behind
 /// is told that everything it watches may have changed (see [`Subscription::catch_up`]), so
@@ -42,6 +45,8 @@ const FLUSH: Duration = Duration::from_millis(20);
 enum Change {
     List(Listing),
     Updated(Arc<str>),
+    /// A task's new status: its id and its `DetailedTask`.
+    Task(Arc<(String, Value)>),
 }
 
 /// The open listen streams of one server: where catalog changes are published, how many
@@ -74,6 +79,14 @@ impl Listeners {
     /// Publishes `notifications/resources/updated` for `uri` to the streams that named it.
     pub(crate) fn resource_updated(&self, uri: &str) {
         let _ = self.events.send(Change::Updated(Arc::from(uri)));
+    }
+
+    /// Publishes a task's new status (`detailed`, its `DetailedTask`) to the streams that
+    /// named the task in `taskIds`.
+    pub(crate) fn task_changed(&self, id: &str, detailed: Value) {
+        let _ = self
+            .events
+            .send(Change::Task(Arc::new((id.to_string(), detailed))));
     }
 
     /// How many listen streams are open.
@@ -146,6 +159,9 @@ impl Drop for Permit {
 pub(crate) enum Refused {
     /// `params.notifications` is missing or malformed (`-32602`).
     Invalid(RpcError),
+    /// It asks for task notifications without declaring the tasks extension (`-32021`,
+    /// HTTP `400`).
+    Missing(RpcError),
     /// Too many streams are open, or the server is stopping (`-32603`; HTTP `503`).
     Busy(RpcError),
 }
@@ -160,6 +176,9 @@ pub(crate) struct Filter {
     /// Resource URIs, in request order, without duplicates.
     uris: Vec<String>,
     lookup: HashSet<String>,
+    /// Task ids (the tasks extension's `taskIds`), in request order, without duplicates.
+    tasks: Vec<String>,
+    task_lookup: HashSet<String>,
 }
 
 impl Filter {
@@ -184,25 +203,12 @@ impl Filter {
         let tools = flag("toolsListChanged")?;
         let prompts = flag("promptsListChanged")?;
         let resources = flag("resourcesListChanged")?;
-        let mut uris = Vec::new();
-        match requested.get("resourceSubscriptions") {
-            None | Some(Value::Null) => {}
-            Some(Value::Array(items)) => {
-                for (n, item) in items.iter().enumerate() {
-                    let Some(uri) = item.as_str() else {
-                        return Err(RpcError::invalid_params(format!(
-                            "subscriptions/listen: `params.notifications.resourceSubscriptions[{n}]` must be a URI string, got {item}"
-                        )));
-                    };
-                    uris.push(uri.to_string());
-                }
-            }
-            Some(other) => {
-                return Err(RpcError::invalid_params(format!(
-                    "subscriptions/listen: `params.notifications.resourceSubscriptions` must be an array of URI strings, got {other}"
-                )));
-            }
-        }
+        let uris = strings(
+            requested.get("resourceSubscriptions"),
+            "resourceSubscriptions",
+            "a URI string",
+        )?;
+        let task_ids = strings(requested.get("taskIds"), "taskIds", "a task id")?;
         // Tools are always declared with `listChanged`; prompts and resources only when the
         // server started with some (`Engine::capabilities`). Any URI may be watched, as with
         // `resources/subscribe`: a template's URIs too, and ones that appear later.
@@ -217,6 +223,13 @@ impl Filter {
             for uri in uris {
                 if filter.lookup.insert(uri.clone()) {
                     filter.uris.push(uri);
+                }
+            }
+        }
+        if engine.serves_tasks() {
+            for id in task_ids {
+                if filter.task_lookup.insert(id.clone()) {
+                    filter.tasks.push(id);
                 }
             }
         }
@@ -238,6 +251,9 @@ impl Filter {
         if !self.uris.is_empty() {
             honoured.insert("resourceSubscriptions".into(), json!(self.uris));
         }
+        if !self.tasks.is_empty() {
+            honoured.insert("taskIds".into(), json!(self.tasks));
+        }
         Value::Object(honoured)
     }
 
@@ -247,7 +263,29 @@ impl Filter {
             Change::List(Listing::Prompts) => self.prompts,
             Change::List(Listing::Resources) => self.resources,
             Change::Updated(uri) => self.lookup.contains(&**uri),
+            Change::Task(task) => self.task_lookup.contains(&task.0),
         }
+    }
+}
+
+/// `params.notifications.<key>`: absent, or an array of strings (each `what`).
+fn strings(value: Option<&Value>, key: &str, what: &str) -> Result<Vec<String>, RpcError> {
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(n, item)| {
+                item.as_str().map(str::to_string).ok_or_else(|| {
+                    RpcError::invalid_params(format!(
+                        "subscriptions/listen: `params.notifications.{key}[{n}]` must be {what}, got {item}"
+                    ))
+                })
+            })
+            .collect(),
+        Some(other) => Err(RpcError::invalid_params(format!(
+            "subscriptions/listen: `params.notifications.{key}` must be an array of strings ({what} each), got {other}"
+        ))),
     }
 }
 
@@ -282,6 +320,24 @@ pub(crate) struct Subscription {
 /// and subscribes to changes at once, so that nothing published after this call is missed.
 pub(crate) fn open(engine: &Engine, id: &Value, params: &Value) -> Result<Subscription, Refused> {
     let filter = Filter::parse(engine, params).map_err(Refused::Invalid)?;
+    let declared = params
+        .get("_meta")
+        .and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"))
+        .and_then(|c| c.get("extensions"))
+        .and_then(|e| e.get(TASKS_EXTENSION))
+        .is_some();
+    if !filter.tasks.is_empty() && !declared {
+        // The extension: "If a client requests task status notifications but does not
+        // declare the io.modelcontextprotocol/tasks extension capability, the server MUST
+        // return a JSON-RPC error specifying the missing capabilities".
+        return Err(Refused::Missing(
+            RpcError::new(
+                code::MISSING_CLIENT_CAPABILITY,
+                format!("subscriptions/listen: `params.notifications.taskIds` needs the tasks extension: declare `extensions[\"{TASKS_EXTENSION}\"]` in _meta clientCapabilities"),
+            )
+            .with_data(json!({ "requiredCapabilities": { "extensions": { TASKS_EXTENSION: {} } } })),
+        ));
+    }
     let permit = engine.listeners.admit()?;
     let acknowledgment = jsonrpc::notification(
         ACKNOWLEDGED,
@@ -356,11 +412,18 @@ impl Subscription {
                 RESOURCE_UPDATED,
                 Some(json!({ "_meta": meta, "uri": &**uri })),
             ),
+            Change::Task(task) => {
+                let mut params = task.1.clone();
+                params["_meta"] = meta;
+                jsonrpc::notification(TASK_STATUS, Some(params))
+            }
         }
     }
 
     /// Missed events cannot be replayed, so a stream that fell behind is told that each
     /// thing it watches may have changed: a client then re-reads, as after any change.
+    /// (Task statuses are not replayed: a client that watches tasks also polls them, as the
+    /// extension says it may.)
     fn catch_up(&mut self) {
         let mut changes: Vec<Change> = [Listing::Tools, Listing::Prompts, Listing::Resources]
             .into_iter()

@@ -12,6 +12,8 @@ pub(crate) mod mrtr;
 pub(crate) mod pagination;
 pub(crate) mod prompts;
 pub(crate) mod resources;
+pub(crate) mod script;
+pub(crate) mod tasks;
 pub(crate) mod tools;
 
 use std::sync::Arc;
@@ -78,6 +80,11 @@ pub(crate) async fn request(ctx: &RequestCtx, method: &str) -> Result<Value, Rpc
         // A legacy session has its GET stream instead; a modern listen never gets here (the
         // transport streams it), so either way there is nothing to answer here.
         Some(Method::SubscriptionsListen) => Err(method_not_found(method)),
+        Some(Method::TasksGet) => tasks::get(ctx).await,
+        Some(Method::TasksResult) => tasks::result(ctx).await,
+        Some(Method::TasksList) => tasks::list(ctx),
+        Some(Method::TasksCancel) => tasks::cancel(ctx).await,
+        Some(Method::TasksUpdate) => tasks::update(ctx).await,
         None if method == INITIALIZE => Err(RpcError::new(
             code::INVALID_REQUEST,
             "initialize: this session is already initialized; to start a new session, send initialize without an Mcp-Session-Id header",

@@ -162,7 +162,7 @@ fn digest(method: &str, params: &Value, script: &[Step]) -> String {
 }
 
 /// The result type a client's answer to `method` must have.
-fn answer_type(method: AskMethod) -> &'static str {
+pub(crate) fn answer_type(method: AskMethod) -> &'static str {
     match method {
         AskMethod::Sampling => "CreateMessageResult",
         AskMethod::Elicitation => "ElicitResult",

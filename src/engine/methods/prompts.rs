@@ -3,6 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::engine::methods::pagination;
+use crate::engine::methods::script::{self, Stop};
 use crate::engine::methods::{RequestCtx, unknown};
 use crate::engine::protocol::jsonrpc::{RpcError, code};
 use crate::engine::{schema, template};
@@ -46,7 +47,24 @@ pub(crate) async fn get(ctx: &RequestCtx) -> Result<Value, RpcError> {
         ))
         .with_data(json!({ "name": name, "missing": missing })));
     }
-    render(&prompt, Value::Object(args)).await
+    let mut context = json!({ "args": Value::Object(args), "answers": {} });
+    let steps = prompt.script.len();
+    match script::run(ctx, "prompts/get", &prompt.script, steps, &mut context).await {
+        Ok(()) => {}
+        // 2026-07-28: an `ask` answers `input_required`, as a tool's does (mrtr.mdx names
+        // `prompts/get` among the methods that may).
+        Err(Stop::InputRequired(result)) => return Ok(result),
+        Err(Stop::Refused(error) | Stop::Failed(error)) => return Err(error),
+        // A prompt has no `isError` channel: a script that stopped is the server's fault.
+        Err(Stop::Render(problem) | Stop::Client(problem)) => {
+            return Err(RpcError::new(
+                code::INTERNAL_ERROR,
+                format!("MCP Decoy: the script of prompt `{name}` stopped before its messages: {problem}"),
+            )
+            .with_data(json!({ "name": name })));
+        }
+    }
+    render(&prompt, &context).await
 }
 
 /// Prompts methods exist only on a server that declared the `prompts` capability
@@ -85,9 +103,9 @@ fn arguments(params: &Value) -> Result<Map<String, Value>, RpcError> {
     }
 }
 
-/// Renders the template over `{args}` into a `GetPromptResult`. A template fault is the
-/// server's, so it is `-32603` naming each problem: a prompt has no `isError` channel.
-async fn render(prompt: &PromptSpec, args: Value) -> Result<Value, RpcError> {
+/// Renders the template over `{args, answers}` into a `GetPromptResult`. A template fault is
+/// the server's, so it is `-32603` naming each problem: a prompt has no `isError` channel.
+async fn render(prompt: &PromptSpec, context: &Value) -> Result<Value, RpcError> {
     let name = &prompt.name;
     let internal = |problems: Vec<String>| {
         let mut message = format!(
@@ -100,7 +118,7 @@ async fn render(prompt: &PromptSpec, args: Value) -> Result<Value, RpcError> {
         RpcError::new(code::INTERNAL_ERROR, message)
             .with_data(json!({ "name": name, "problems": problems }))
     };
-    let output = template::render_value(&prompt.template, &json!({ "args": args }))
+    let output = template::render_value(&prompt.template, context)
         .await
         .map_err(|e| internal(vec![e]))?;
     let result = match output {
@@ -157,7 +175,7 @@ mod tests {
         let p = prompt(
             json!([{ "role": "user", "content": { "type": "text", "text": "Hi ${args.who}" } }]),
         );
-        let result = render(&p, json!({ "who": "Ada" })).await.expect("renders");
+        let result = render(&p, &json!({ "args": { "who": "Ada" } })).await.expect("renders");
         assert_eq!(result["description"], "Greets");
         assert_eq!(result["messages"][0]["content"]["text"], "Hi Ada");
     }
@@ -165,14 +183,14 @@ mod tests {
     #[tokio::test]
     async fn a_whole_result_is_kept_as_rendered() {
         let p = prompt(json!({ "messages": [], "_meta": { "k": "${args.who}" } }));
-        let result = render(&p, json!({ "who": "Ada" })).await.expect("renders");
+        let result = render(&p, &json!({ "args": { "who": "Ada" } })).await.expect("renders");
         assert_eq!(result, json!({ "messages": [], "_meta": { "k": "Ada" } }));
     }
 
     #[tokio::test]
     async fn invalid_output_is_an_internal_error_naming_each_problem() {
         let p = prompt(json!([{ "role": "robot", "content": { "type": "text" } }]));
-        let error = render(&p, json!({}))
+        let error = render(&p, &json!({ "args": {} }))
             .await
             .expect_err("the output is invalid");
         assert_eq!(error.code, code::INTERNAL_ERROR);
@@ -182,7 +200,7 @@ mod tests {
             error.message
         );
         let p = prompt(json!("just text"));
-        let error = render(&p, json!({}))
+        let error = render(&p, &json!({ "args": {} }))
             .await
             .expect_err("a string is no result");
         assert!(

@@ -243,19 +243,26 @@ impl Pending {
             return true;
         }
         let request = &self.request;
-        Method::parse(&request.method) == Some(Method::ToolsCall)
-            && request
-                .params
-                .get("name")
-                .and_then(Value::as_str)
+        let modern = request.session.version.is_modern();
+        // In 2026-07-28 an ask becomes an input_required result, not a message.
+        let talks = |script: &[Step]| {
+            script
+                .iter()
+                .any(|step| step.talks() && !(modern && matches!(step, Step::Ask { .. })))
+        };
+        let name = request.params.get("name").and_then(Value::as_str);
+        match Method::parse(&request.method) {
+            Some(Method::ToolsCall) => name
                 .and_then(|name| self.engine.catalog.tools.get(name))
-                .is_some_and(|tool| {
-                    // In 2026-07-28 an ask becomes an input_required result, not a message.
-                    let modern = request.session.version.is_modern();
-                    tool.script
-                        .iter()
-                        .any(|step| step.talks() && !(modern && matches!(step, Step::Ask { .. })))
-                })
+                .is_some_and(|tool| talks(&tool.script)),
+            Some(Method::PromptsGet) => name
+                .and_then(|name| self.engine.catalog.prompts.get(name))
+                .is_some_and(|prompt| talks(&prompt.script)),
+            // A waiting `tasks/result` carries the task's requests to the client (2025-11-25
+            // "Input Required Status").
+            Some(Method::TasksResult) => !modern,
+            _ => false,
+        }
     }
 
     async fn json(self) -> Outcome {

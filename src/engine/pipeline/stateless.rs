@@ -95,6 +95,8 @@ fn admit(
         engine.serves_prompts()
     } else if method.starts_with("resources/") {
         engine.serves_resources()
+    } else if method.starts_with("tasks/") {
+        engine.serves_tasks()
     } else {
         true
     };
@@ -152,6 +154,7 @@ fn listen_answer(
             record,
         }),
         Err(Refused::Invalid(error)) => refuse(record, Status::Ok, error),
+        Err(Refused::Missing(error)) => refuse(record, Status::BadRequest, error),
         Err(Refused::Busy(error)) => refuse(record, Status::Unavailable, error),
     }
 }

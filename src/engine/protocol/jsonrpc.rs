@@ -55,7 +55,7 @@ impl RpcError {
         RpcError::new(code::INVALID_PARAMS, message)
     }
 
-    fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         let mut error = Map::new();
         error.insert("code".into(), json!(self.code));
         error.insert("message".into(), json!(self.message));

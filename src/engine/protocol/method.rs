@@ -20,6 +20,13 @@ pub(crate) enum Method {
     /// 2026-07-28 only; the transport answers it with a long-lived stream
     /// (`methods::listen`) before dispatch.
     SubscriptionsListen,
+    /// Tasks: `tasks/get` and `tasks/cancel` in both eras, `tasks/result` and `tasks/list`
+    /// in 2025-11-25 sessions, `tasks/update` in 2026-07-28.
+    TasksGet,
+    TasksResult,
+    TasksList,
+    TasksCancel,
+    TasksUpdate,
 }
 
 impl Method {
@@ -39,6 +46,11 @@ impl Method {
             "logging/setLevel" => Method::LoggingSetLevel,
             "server/discover" => Method::ServerDiscover,
             "subscriptions/listen" => Method::SubscriptionsListen,
+            "tasks/get" => Method::TasksGet,
+            "tasks/result" => Method::TasksResult,
+            "tasks/list" => Method::TasksList,
+            "tasks/cancel" => Method::TasksCancel,
+            "tasks/update" => Method::TasksUpdate,
             _ => return None,
         })
     }
@@ -60,6 +72,11 @@ pub(crate) const NAMES: &[&str] = &[
     "logging/setLevel",
     "server/discover",
     "subscriptions/listen",
+    "tasks/get",
+    "tasks/result",
+    "tasks/list",
+    "tasks/cancel",
+    "tasks/update",
 ];
 
 /// `initialize`, which opens a legacy session and so is no method of one.

@@ -16,7 +16,7 @@ use super::jsonrpc::{RpcError, code};
 use super::method::{INITIALIZE, Method};
 use super::{SESSION_HEADER, Status, VERSION_HEADER};
 use crate::engine::validate::headers::{is_tchar, param_headers};
-use crate::spec::{AskMethod, LogLevel, ProtocolVersion, Step, ToolSpec};
+use crate::spec::{AskMethod, LogLevel, ProtocolVersion, Step, TaskSupport, ToolSpec};
 
 /// `_meta` keys of a modern request (`basic/index.mdx`, "Request metadata").
 pub(crate) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -24,6 +24,8 @@ const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 pub(crate) const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// The tasks extension's identifier, in `capabilities.extensions` on both sides.
+pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 const METHOD_HEADER: &str = "mcp-method";
 const NAME_HEADER: &str = "mcp-name";
@@ -36,6 +38,10 @@ const LEGACY_ONLY: &[&str] = &[
     "logging/setLevel",
     "resources/subscribe",
     "resources/unsubscribe",
+    // The extension removed them: results come inlined in `tasks/get`, and there is no
+    // listing (the suite's tasks-dispatch-and-envelope).
+    "tasks/result",
+    "tasks/list",
 ];
 
 /// Methods whose complete results carry caching hints (`server/utilities/caching.mdx`).
@@ -213,7 +219,7 @@ pub(crate) fn check(
             ),
         ));
     }
-    check_capabilities(served.tool, &capabilities)?;
+    check_capabilities(method, served.tool, &capabilities)?;
     let log_level = match meta.and_then(|m| m.get(META_LOG_LEVEL)) {
         None | Some(Value::Null) => None,
         Some(level) => Some(level.as_str().and_then(LogLevel::parse).ok_or_else(|| {
@@ -268,12 +274,14 @@ fn check_method_header(headers: &HeaderMap, method: &str) -> Result<(), Refusal>
     }
 }
 
-/// `Mcp-Name` must equal `params.name` (tools/call, prompts/get) or `params.uri`
-/// (resources/read), after decoding the `=?base64?…?=` form.
+/// `Mcp-Name` must equal `params.name` (tools/call, prompts/get), `params.uri`
+/// (resources/read) or `params.taskId` (tasks/get, tasks/update, tasks/cancel: the tasks
+/// extension's "Streamable HTTP: Routing Headers"), after decoding the `=?base64?…?=` form.
 fn check_name_header(headers: &HeaderMap, method: &str, params: &Value) -> Result<(), Refusal> {
     let field = match Method::parse(method) {
         Some(Method::ToolsCall | Method::PromptsGet) => "name",
         Some(Method::ResourcesRead) => "uri",
+        Some(Method::TasksGet | Method::TasksUpdate | Method::TasksCancel) => "taskId",
         _ => return Ok(()),
     };
     let Some(expected) = params.get(field).and_then(Value::as_str) else {
@@ -416,8 +424,37 @@ pub(crate) fn decode_header_value(value: &str) -> Result<String, String> {
 }
 
 /// A tool whose script asks the client for something needs that capability in this
-/// request's `_meta` (-32021 with `data.requiredCapabilities`, `basic/index.mdx`).
-fn check_capabilities(tool: Option<&ToolSpec>, declared: &Value) -> Result<(), Refusal> {
+/// request's `_meta` (-32021 with `data.requiredCapabilities`, `basic/index.mdx`); so do the
+/// `tasks/*` methods and a tool that runs only as a task, the tasks extension (its
+/// "Capability Negotiation").
+fn check_capabilities(
+    method: &str,
+    tool: Option<&ToolSpec>,
+    declared: &Value,
+) -> Result<(), Refusal> {
+    let declares_tasks = declared
+        .get("extensions")
+        .and_then(|e| e.get(TASKS_EXTENSION))
+        .is_some();
+    let task_only = tool.is_some_and(|t| {
+        t.task
+            .as_ref()
+            .is_some_and(|task| task.support == TaskSupport::Required)
+    });
+    if !declares_tasks && (method.starts_with("tasks/") || task_only) {
+        let what = match tool.filter(|_| task_only) {
+            Some(tool) => format!("tool `{}` runs only as a task", tool.name),
+            None => format!("{method} belongs to the tasks extension"),
+        };
+        return Err((
+            Status::BadRequest,
+            RpcError::new(
+                code::MISSING_CLIENT_CAPABILITY,
+                format!("{what}: declare `extensions[\"{TASKS_EXTENSION}\"]` in this request's _meta clientCapabilities"),
+            )
+            .with_data(json!({ "requiredCapabilities": { "extensions": { TASKS_EXTENSION: {} } } })),
+        ));
+    }
     let Some(tool) = tool else {
         return Ok(());
     };

@@ -133,21 +133,29 @@ fn duplicate<T: Item>(key: &str) -> Error {
 pub(crate) trait Kind: Item + PartialEq + Send + Sync + 'static {
     const LISTING: Listing;
     fn shelf(catalog: &Catalog) -> &Shelf<Self>;
+    /// Whether the item can run as a task (only tools can), which declares tasks.
+    fn runs_tasks(&self) -> bool {
+        false
+    }
 }
 
-/// `impl Kind` for a spec type: its listing and its shelf of the catalog.
+/// `impl Kind` for a spec type: its listing and its shelf of the catalog (and, for tools,
+/// whether one runs as a task).
 macro_rules! kind {
-    ($spec:ty, $listing:ident, $shelf:ident) => {
+    ($spec:ty, $listing:ident, $shelf:ident $(, tasks: $tasks:ident)?) => {
         impl Kind for $spec {
             const LISTING: Listing = Listing::$listing;
             fn shelf(catalog: &Catalog) -> &Shelf<Self> {
                 &catalog.$shelf
             }
+            $(fn runs_tasks(&self) -> bool {
+                self.$tasks()
+            })?
         }
     };
 }
 
-kind!(ToolSpec, Tools, tools);
+kind!(ToolSpec, Tools, tools, tasks: has_tasks);
 kind!(ResourceSpec, Resources, resources);
 kind!(ResourceTemplateSpec, Resources, templates);
 kind!(PromptSpec, Prompts, prompts);

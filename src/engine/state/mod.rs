@@ -1,7 +1,7 @@
 //! What one running server remembers between messages: the catalog ([`catalog`]), the
 //! legacy sessions with their event streams ([`session`], [`stream`], [`outbox`]), the
 //! counters of fault rules ([`faults`]) and tool responses ([`responses`]), session ages
-//! ([`expiry`]) and the server's clock ([`clock`]).
+//! ([`expiry`]), the tasks ([`tasks`]) and the server's clock ([`clock`]).
 //!
 //! State only: each type guards its own data and knows nothing of transports, the
 //! pipeline or the methods that read it.
@@ -14,3 +14,4 @@ pub(crate) mod outbox;
 pub(crate) mod responses;
 pub(crate) mod session;
 pub(crate) mod stream;
+pub(crate) mod tasks;

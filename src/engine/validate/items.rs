@@ -10,7 +10,9 @@ use crate::engine::schema;
 use crate::engine::template;
 use crate::engine::uri_template::UriTemplate;
 use crate::error::{Error, ItemKind};
-use crate::spec::{PromptSpec, ResourceSpec, ResourceTemplateSpec, ServerSpec, Step, ToolSpec};
+use crate::spec::{
+    MAX_TASK_MS, PromptSpec, ResourceSpec, ResourceTemplateSpec, ServerSpec, Step, ToolSpec,
+};
 
 /// Items of one kind a server may hold: a catalog edited in a loop (or over the app's REST
 /// API) must not grow without bound.
@@ -284,14 +286,15 @@ pub(crate) fn prompt(spec: &PromptSpec) -> Result<(), Error> {
             ));
         }
     }
-    template::check_with(&spec.template, &json!({ "args": {} })).map_err(|reason| {
+    template::check(&spec.template).map_err(|reason| {
         invalid(
             kind,
             &spec.name,
             "template",
             format!("does not parse: {reason}"),
         )
-    })
+    })?;
+    steps(&spec.script).map_err(|reason| invalid(kind, &spec.name, "script", reason))
 }
 
 /// Checks one tool: name, schemas, template.
@@ -315,29 +318,65 @@ pub(crate) fn tool(spec: &ToolSpec) -> Result<(), Error> {
         tool: spec.name.clone(),
         reason,
     })?;
-    script(spec)?;
-    super::responses::validate(spec)
-}
-
-/// Step templates parse, and progress grows from step to step (basic/utilities/progress:
-/// "The `progress` value MUST increase with each notification").
-fn script(spec: &ToolSpec) -> Result<(), Error> {
-    let invalid = |reason: String| Error::Invalid {
+    steps(&spec.script).map_err(|reason| Error::Invalid {
         kind: ItemKind::Tool,
         name: spec.name.clone(),
         field: "script",
         reason,
+    })?;
+    task(spec)?;
+    super::responses::validate(spec)
+}
+
+/// A tool's task settings: TTL and poll interval in range, and asking first only with an
+/// `ask` to ask.
+fn task(spec: &ToolSpec) -> Result<(), Error> {
+    let Some(task) = &spec.task else {
+        return Ok(());
     };
+    let invalid = |field: &'static str, reason: String| Error::Invalid {
+        kind: ItemKind::Tool,
+        name: spec.name.clone(),
+        field,
+        reason,
+    };
+    if let Some(ttl) = task.ttl_ms.filter(|ttl| *ttl == 0 || *ttl > MAX_TASK_MS) {
+        return Err(invalid(
+            "task.ttlMs",
+            format!("is {ttl}; it must be 1 to {MAX_TASK_MS} milliseconds, or null for unlimited"),
+        ));
+    }
+    if task.poll_interval_ms == 0 || task.poll_interval_ms > MAX_TASK_MS {
+        return Err(invalid(
+            "task.pollIntervalMs",
+            format!(
+                "is {}; it must be 1 to {MAX_TASK_MS} milliseconds",
+                task.poll_interval_ms
+            ),
+        ));
+    }
+    if task.ask_first && !matches!(spec.script.first(), Some(Step::Ask { .. })) {
+        return Err(invalid(
+            "task.askFirst",
+            "is set, but the script does not start with an `ask` step".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Step templates parse, and progress grows from step to step (basic/utilities/progress:
+/// "The `progress` value MUST increase with each notification"); the reason names the step.
+fn steps(script: &[Step]) -> Result<(), String> {
     let mut last_progress: Option<f64> = None;
-    for (n, step) in spec.script.iter().enumerate() {
+    for (n, step) in script.iter().enumerate() {
         let templates: Vec<Value> = match step {
             Step::Progress {
                 progress, message, ..
             } => {
                 if !progress.is_finite() || last_progress.is_some_and(|last| *progress <= last) {
-                    return Err(invalid(format!(
+                    return Err(format!(
                         "step {n}: progress {progress} must be a finite number greater than the previous progress step's"
-                    )));
+                    ));
                 }
                 last_progress = Some(*progress);
                 message.iter().cloned().map(Value::String).collect()
@@ -347,11 +386,14 @@ fn script(spec: &ToolSpec) -> Result<(), Error> {
                 .collect(),
             Step::Delay { .. } | Step::Notify { .. } => Vec::new(),
             Step::Ask { params, .. } => vec![params.clone()],
+            Step::Wait { ms } => vec![ms.clone()],
+            Step::Fail { message, data, .. } => std::iter::once(Value::String(message.clone()))
+                .chain(data.iter().cloned())
+                .collect(),
         };
         for template in templates {
-            template::check(&template).map_err(|reason| {
-                invalid(format!("step {n}: the template does not parse: {reason}"))
-            })?;
+            template::check(&template)
+                .map_err(|reason| format!("step {n}: the template does not parse: {reason}"))?;
         }
     }
     Ok(())

@@ -1,0 +1,426 @@
+//! 2025-11-25 experimental tasks (`2025-11-25/basic/utilities/tasks.mdx`), over raw HTTP in
+//! a 2025-11-25 session (rmcp 3.11's client speaks only the 2026-07-28 extension, see
+//! `tests/tasks_modern.rs`): `capabilities.tasks`, `execution.taskSupport`, `params.task`,
+//! `tasks/get`, blocking `tasks/result`, paginated `tasks/list`, `tasks/cancel`, the
+//! related-task `_meta`, `notifications/tasks/status`, and a task's `ask` steps sent as
+//! requests on the `tasks/result` stream. The script runs on the server's clock, so every
+//! test moves it with `advance_clock` instead of sleeping.
+
+mod common;
+
+use std::time::Duration;
+
+use common::peer::{Answer, Peer};
+use mcp_decoy::spec::{AskMethod, LogLevel, TaskSpec, TaskSupport};
+use mcp_decoy::{MockMcpServer, TaskStatus, Tool};
+use serde_json::{Value, json};
+
+const RELATED: &str = "io.modelcontextprotocol/related-task";
+
+fn text(t: &str) -> Value {
+    json!({ "content": [{ "type": "text", "text": t }] })
+}
+
+/// A task tool whose script takes five seconds on the server's clock.
+fn build() -> Tool {
+    Tool::new("build")
+        .task()
+        .progress(10.0, Some(100.0), Some("compiling ${args.target}"))
+        .delay(Duration::from_secs(5))
+        .log(LogLevel::Info, "linking")
+        .respond_with(text("built ${args.target}"))
+}
+
+async fn server(tools: Vec<Tool>) -> MockMcpServer {
+    let mut builder = MockMcpServer::builder();
+    for tool in tools {
+        builder = builder.tool(tool);
+    }
+    builder.start().await
+}
+
+/// `tools/call` of `tool` with `arguments` as a task (`params.task` with `ttl`).
+async fn call_as_task(peer: &Peer, id: i64, tool: &str, arguments: Value, ttl: Option<u64>) -> Answer {
+    let task = match ttl {
+        Some(ttl) => json!({ "ttl": ttl }),
+        None => json!({}),
+    };
+    peer.send(id, "tools/call", json!({ "name": tool, "arguments": arguments, "task": task }))
+        .await
+}
+
+/// The task id of a `CreateTaskResult`.
+fn task_id(answer: &Answer) -> String {
+    answer.result()["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no task.taskId in {}", answer.response))
+        .to_string()
+}
+
+async fn get(peer: &Peer, id: i64, task: &str) -> Answer {
+    peer.send(id, "tasks/get", json!({ "taskId": task })).await
+}
+
+fn check(server: &MockMcpServer) {
+    common::schema::assert_server_messages_valid(&server.log());
+}
+
+// ---------------------------------------------------------------------------------------
+// Capabilities and tool-level negotiation ("Capabilities", "Tool-Level Negotiation")
+
+#[tokio::test]
+async fn a_2025_11_25_session_is_told_about_tasks_and_each_tools_task_support() {
+    let server = server(vec![build(), Tool::new("plain"), Tool::new("deploy").task_required()]).await;
+    let peer = Peer::legacy(&server.url(), json!({})).await;
+
+    let tools = peer.result(2, "tools/list", json!({})).await;
+
+    assert_eq!(
+        peer.init["capabilities"]["tasks"],
+        json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } })
+    );
+    let support: Vec<(String, Value)> = tools["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap_or_default().to_string(), t["execution"].clone()))
+        .collect();
+    assert_eq!(
+        support,
+        [
+            ("build".into(), json!({ "taskSupport": "optional" })),
+            ("plain".into(), Value::Null),
+            ("deploy".into(), json!({ "taskSupport": "required" })),
+        ]
+    );
+    check(&server);
+}
+
+#[tokio::test]
+async fn older_sessions_and_servers_without_task_tools_declare_no_tasks_and_ignore_params_task() {
+    let instant = Tool::new("build").task().respond_with(text("built ${args.target}"));
+    let with_tasks = server(vec![instant]).await;
+    let old = Peer::legacy_at(&with_tasks.url(), "2025-06-18", json!({})).await;
+    let without = server(vec![Tool::new("plain").respond_with(text("plain"))]).await;
+    let current = Peer::legacy(&without.url(), json!({})).await;
+
+    // Receivers that do not declare tasks process the request normally, "ignoring any
+    // task-augmentation metadata" ("Task Support and Handling").
+    let plain = call_as_task(&current, 1, "plain", json!({}), None).await;
+    let old_call = call_as_task(&old, 2, "build", json!({ "target": "x" }), None).await;
+    let old_get = get(&old, 3, "anything").await;
+
+    assert_eq!(plain.result()["content"][0]["text"], "plain");
+    assert!(plain.result().get("task").is_none());
+    assert_eq!(old_call.result()["content"][0]["text"], "built x");
+    assert_eq!(old_get.error().0, -32601, "tasks/get is no 2025-06-18 method");
+    check(&with_tasks);
+    check(&without);
+}
+
+#[tokio::test]
+async fn a_required_task_without_params_task_and_a_forbidden_one_with_it_get_method_not_found() {
+    let forbidden = Tool::new("quick").task_with(TaskSpec::new(TaskSupport::Forbidden));
+    let server = server(vec![build(), Tool::new("deploy").task_required(), forbidden]).await;
+    let peer = Peer::legacy(&server.url(), json!({})).await;
+
+    // "Servers MUST return a -32601 (Method not found) error if a client does not attempt
+    // to" invoke a required tool as a task; "SHOULD" for a forbidden one invoked as a task.
+    let required = peer.send(1, "tools/call", json!({ "name": "deploy", "arguments": {} })).await;
+    let refused = call_as_task(&peer, 2, "quick", json!({}), None).await;
+    let bad_ttl = call_as_task(&peer, 3, "build", json!({}), None).await;
+    let odd = peer
+        .send(4, "tools/call", json!({ "name": "build", "arguments": {}, "task": { "ttl": "soon" } }))
+        .await;
+    let extra = peer
+        .send(5, "tools/call", json!({ "name": "build", "arguments": {}, "task": { "ttl": 5, "pollInterval": 1 } }))
+        .await;
+
+    let (code, message) = required.error();
+    assert_eq!(code, -32601);
+    assert!(message.contains("`deploy`") && message.contains("params.task"), "{message}");
+    assert_eq!(refused.error().0, -32601);
+    assert!(bad_ttl.result()["task"]["taskId"].is_string(), "an empty params.task asks for a task");
+    let (code, message) = odd.error();
+    assert_eq!(code, -32602);
+    assert!(message.contains("`params.task.ttl`"), "{message}");
+    let (code, message) = extra.error();
+    assert_eq!(code, -32602);
+    assert!(message.contains("`params.task.pollInterval`"), "{message}");
+    check(&server);
+}
+
+// ---------------------------------------------------------------------------------------
+// Creating, polling, retrieving ("Creating Tasks", "Getting Tasks", "Retrieving Task Results")
+
+#[tokio::test]
+async fn a_call_with_params_task_answers_a_working_task_that_tasks_get_finds_at_once() {
+    let server = server(vec![build()]).await;
+    let peer = Peer::legacy(&server.url(), json!({})).await;
+
+    let created = call_as_task(&peer, 1, "build", json!({ "target": "app" }), Some(30_000)).await;
+    let id = task_id(&created);
+    let polled = get(&peer, 2, &id).await;
+
+    let task = &created.result()["task"];
+    // "Tasks MUST begin in the working status when created" ("Task Status Lifecycle").
+    assert_eq!(task["status"], "working");
+    assert_eq!(task["ttl"], 30_000, "a shorter ttl than the tool's is honoured");
+    assert_eq!(task["pollInterval"], 1_000);
+    assert!(task["createdAt"].as_str().is_some_and(|t| t.ends_with('Z')));
+    assert_eq!(polled.result()["taskId"], json!(id));
+    assert_eq!(polled.result()["status"], "working");
+    assert!(polled.result().get("_meta").is_none_or(|m| m.get(RELATED).is_none()));
+    assert_eq!(id.len(), 32, "128 random bits as hex");
+    check(&server);
+}
+
+#[tokio::test]
+async fn the_script_runs_on_the_server_clock_and_tasks_result_returns_the_result_with_related_task() {
+    let server = server(vec![build()]).await;
+    let peer = Peer::legacy(&server.url(), json!({})).await;
+    let id = task_id(&call_as_task(&peer, 1, "build", json!({ "target": "app" }), None).await);
+
+    let before = get(&peer, 2, &id).await;
+    server.advance_clock(Duration::from_secs(5));
+    let after = get(&peer, 3, &id).await;
+    let result = peer.send(4, "tasks/result", json!({ "taskId": id })).await;
+
+    assert_eq!(before.result()["status"], "working");
+    assert_eq!(before.result()["statusMessage"], "compiling app", "a progress message");
+    assert_eq!(after.result()["status"], "completed");
+    // "The tasks/result operation MUST include this metadata in its response".
+    assert_eq!(result.result()["content"][0]["text"], "built app");
+    assert_eq!(result.result()["_meta"][RELATED], json!({ "taskId": id }));
+    check(&server);
+}
+
+#[tokio::test]
+async fn tasks_result_blocks_until_the_task_ends() {
+    let server = server(vec![build()]).await;
+    let peer = Peer::legacy(&server.url(), json!({})).await;
+    let id = task_id(&call_as_task(&peer, 1, "build", json!({ "target": "lib" }), None).await);
+
+    // "MUST block the response until the task reaches a terminal status".
+    let mut waiting = peer.stream(2, "tasks/result", json!({ "taskId": id })).await;
+    let quiet = tokio::time::timeout(common::QUIET, waiting.next("nothing yet")).await;
+    server.advance_clock(Duration::from_secs(5));
+    let response = loop {
+        let message = waiting.next("the task's result").await.expect("a response");
+        if message.get("id") == Some(&json!(2)) {
+            break message;
+        }
+    };
+
+    assert!(quiet.is_err(), "tasks/result answered a working task: {quiet:?}");
+    assert_eq!(response["result"]["content"][0]["text"], "built lib");
+    check(&server);
+}
+
+#[tokio::test]
+async fn progress_logs_and_status_changes_reach_the_get_stream_tied_to_the_task() {
+    let server = server(vec![build()]).await;
+    let peer = Peer::legacy(&server.url(), json!({})).await;
+    let mut stream = peer.get_stream().await;
+    let created = peer
+        .send(1, "tools/call", json!({ "name": "build", "arguments": { "target": "app" },
+            "task": {}, "_meta": { "progressToken": "p1" } }))
+        .await;
+    let id = task_id(&created);
+
+    let progress = stream.next_notification("notifications/progress").await;
+    server.advance_clock(Duration::from_secs(5));
+    let log = stream.next_notification("notifications/message").await;
+    let status = stream.next_notification("notifications/tasks/status").await;
+
+    // "All requests, responses, and notifications associated with a task MUST include the
+    // io.modelcontextprotocol/related-task key", and the status notification SHOULD NOT.
+    assert_eq!(progress["params"]["progressToken"], "p1");
+    assert_eq!(progress["params"]["_meta"][RELATED]["taskId"], json!(id));
+    assert_eq!(log["params"]["data"], "linking");
+    assert_eq!(log["params"]["_meta"][RELATED]["taskId"], json!(id));
+    assert_eq!(status["params"]["taskId"], json!(id));
+    assert_eq!(status["params"]["status"], "completed");
+    assert!(status["params"].get("_meta").is_none());
+    check(&server);
+}
+
+// ---------------------------------------------------------------------------------------
+// Outcomes ("Task Execution Errors", "Task Cancellation")
+
+#[tokio::test]
+async fn an_is_error_result_fails_the_task_and_tasks_result_still_returns_it() {
+    let failing = Tool::new("lint").task().respond_with(json!({
+        "content": [{ "type": "text", "text": "3 warnings" }], "isError": true }));
+    let server = server(vec![failing]).await;
+    let peer = Peer::legacy(&server.url(), json!({})).await;
+    let id = task_id(&call_as_task(&peer, 1, "lint", json!({}), None).await);
+
+    let result = peer.send(2, "tasks/result", json!({ "taskId": id })).await;
+    let task = get(&peer, 3, &id).await;
+
+    // 2025-11-25 "Task Status": failed "includes cases where the tool call result has
+    // isError set to true"; tasks/result "returns exactly what the underlying request
+    // would have returned".
+    assert_eq!(task.result()["status"], "failed");
+    assert_eq!(result.result()["isError"], true);
+    assert_eq!(result.result()["content"][0]["text"], "3 warnings");
+    check(&server);
+}
+
+#[tokio::test]
+async fn a_fail_step_fails_the_task_and_tasks_result_returns_the_same_json_rpc_error() {
+    let crashing = Tool::new("crash").task().fail(-32603, "the job crashed on ${args.host}");
+    let server = server(vec![crashing]).await;
+    let peer = Peer::legacy(&server.url(), json!({})).await;
+    let id = task_id(&call_as_task(&peer, 1, "crash", json!({ "host": "ci-3" }), None).await);
+
+    let result = peer.send(2, "tasks/result", json!({ "taskId": id })).await;
+    let task = get(&peer, 3, &id).await;
+
+    // "If the underlying request resulted in a JSON-RPC error, tasks/result MUST return that
+    // same JSON-RPC error".
+    assert_eq!(result.error(), (-32603, "the job crashed on ci-3".to_string()));
+    assert_eq!(task.result()["status"], "failed");
+    assert_eq!(task.result()["statusMessage"], "the job crashed on ci-3");
+    check(&server);
+}
+
+#[tokio::test]
+async fn cancelling_moves_a_working_task_to_cancelled_and_a_terminal_one_is_refused() {
+    let server = server(vec![build()]).await;
+    let peer = Peer::legacy(&server.url(), json!({})).await;
+    let id = task_id(&call_as_task(&peer, 1, "build", json!({ "target": "x" }), None).await);
+
+    let cancelled = peer.send(2, "tasks/cancel", json!({ "taskId": id })).await;
+    server.advance_clock(Duration::from_secs(10));
+    let later = get(&peer, 3, &id).await;
+    let again = peer.send(4, "tasks/cancel", json!({ "taskId": id })).await;
+    let result = peer.send(5, "tasks/result", json!({ "taskId": id })).await;
+
+    // "MUST transition the task to cancelled status before sending the response", "MUST
+    // remain in cancelled status even if execution continues", and a terminal task's
+    // cancellation is "-32602 (Invalid params)" ("Task Cancellation").
+    assert_eq!(cancelled.result()["status"], "cancelled");
+    assert_eq!(later.result()["status"], "cancelled");
+    let (code, message) = again.error();
+    assert_eq!(code, -32602);
+    assert!(message.contains("terminal status 'cancelled'"), "{message}");
+    assert!(result.error().1.contains("cancelled"), "{:?}", result.error());
+    let info = server.task(&id).expect("the task is kept");
+    assert!(info.cancel_requested);
+    assert_eq!(info.status, TaskStatus::Cancelled);
+    check(&server);
+}
+
+// ---------------------------------------------------------------------------------------
+// TTL, lookups, listing ("TTL and Resource Management", "Listing Tasks", "Protocol Errors")
+
+#[tokio::test]
+async fn after_its_ttl_a_task_is_expired_and_an_unknown_one_is_not_found() {
+    let server = server(vec![build()]).await;
+    let peer = Peer::legacy(&server.url(), json!({})).await;
+    let id = task_id(&call_as_task(&peer, 1, "build", json!({}), Some(2_000)).await);
+
+    server.advance_clock(Duration::from_millis(2_000));
+    let expired = get(&peer, 2, &id).await;
+    let unknown = get(&peer, 3, "no-such-task").await;
+    let no_id = peer.send(4, "tasks/get", json!({})).await;
+    let extra = peer.send(5, "tasks/get", json!({ "taskId": id, "verbose": true })).await;
+
+    let (code, message) = expired.error();
+    assert_eq!(code, -32602);
+    assert!(message.contains("Task has expired"), "{message}");
+    let (code, message) = unknown.error();
+    assert_eq!(code, -32602);
+    assert!(message.contains("Task not found"), "{message}");
+    assert!(no_id.error().1.contains("`params.taskId`"), "{:?}", no_id.error());
+    assert!(extra.error().1.contains("`params.verbose`"), "{:?}", extra.error());
+    assert!(server.task(&id).expect("kept").expired);
+    check(&server);
+}
+
+#[tokio::test]
+async fn tasks_list_pages_the_live_tasks_and_refuses_a_cursor_it_did_not_issue() {
+    let server = MockMcpServer::builder().tool(build()).page_size(2).start().await;
+    let peer = Peer::legacy(&server.url(), json!({})).await;
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        ids.push(task_id(&call_as_task(&peer, n, "build", json!({}), None).await));
+    }
+
+    let first = peer.result(10, "tasks/list", json!({})).await;
+    let cursor = first["nextCursor"].as_str().expect("a next page").to_string();
+    let second = peer.result(11, "tasks/list", json!({ "cursor": cursor })).await;
+    let bad = peer.send(12, "tasks/list", json!({ "cursor": "forged" })).await;
+
+    let listed: Vec<Value> = first["tasks"]
+        .as_array()
+        .into_iter()
+        .chain(second["tasks"].as_array())
+        .flatten()
+        .map(|t| t["taskId"].clone())
+        .collect();
+    assert_eq!(listed, ids.iter().map(|id| json!(id)).collect::<Vec<_>>());
+    assert!(second.get("nextCursor").is_none());
+    assert_eq!(bad.error().0, -32602);
+    check(&server);
+}
+
+#[tokio::test]
+async fn tasks_update_is_no_2025_11_25_method() {
+    let server = server(vec![build()]).await;
+    let peer = Peer::legacy(&server.url(), json!({})).await;
+
+    let update = peer
+        .send(1, "tasks/update", json!({ "taskId": "x", "inputResponses": {} }))
+        .await;
+
+    assert_eq!(update.error().0, -32601);
+    check(&server);
+}
+
+// ---------------------------------------------------------------------------------------
+// Input ("Input Required Status", "Task-Augmented Tool Call With Elicitation")
+
+#[tokio::test]
+async fn an_ask_step_makes_the_task_input_required_and_its_request_goes_out_on_tasks_result() {
+    let confirm = Tool::new("delete")
+        .task()
+        .ask("confirm", AskMethod::Elicitation, json!({
+            "message": "Delete ${args.file}?",
+            "requestedSchema": { "type": "object", "properties": { "ok": { "type": "boolean" } } }
+        }))
+        .respond_with(text("deleted: ${answers.confirm.content.ok}"));
+    let server = server(vec![confirm]).await;
+    let peer = Peer::legacy(&server.url(), json!({ "elicitation": {} })).await;
+    let id = task_id(&call_as_task(&peer, 1, "delete", json!({ "file": "a.txt" }), None).await);
+
+    let parked = get(&peer, 2, &id).await;
+    let mut result = peer.stream(3, "tasks/result", json!({ "taskId": id })).await;
+    let request = loop {
+        let message = result.next("the elicitation").await.expect("a request");
+        if message["method"] == "elicitation/create" {
+            break message;
+        }
+    };
+    peer.respond(&request["id"], json!({ "action": "accept", "content": { "ok": true } }))
+        .await;
+    let response = loop {
+        let message = result.next("the result").await.expect("the response");
+        if message.get("id") == Some(&json!(3)) {
+            break message;
+        }
+    };
+
+    assert_eq!(parked.result()["status"], "input_required");
+    // "The receiver MUST include the io.modelcontextprotocol/related-task metadata in the
+    // request to associate it with the task".
+    assert_eq!(request["params"]["message"], "Delete a.txt?");
+    assert_eq!(request["params"]["_meta"][RELATED]["taskId"], json!(id));
+    assert_eq!(response["result"]["content"][0]["text"], "deleted: true");
+    let info = server.task(&id).expect("kept");
+    assert_eq!(info.asked, ["confirm"]);
+    assert!(info.answered_every_input_request());
+    check(&server);
+}
