@@ -310,7 +310,7 @@ pub(crate) fn missing_capability(
         Ok(())
     } else {
         Err(format!(
-            "this tool sends {} to the client, but the client did not declare the `{path}` capability in initialize",
+            "this script sends {} to the client, but the client did not declare the `{path}` capability in initialize",
             method.method()
         ))
     }

@@ -91,6 +91,13 @@ fn admit(
             .and_then(|name| engine.catalog.tools.get(name)),
         _ => None,
     };
+    let prompt = match Method::parse(method) {
+        Some(Method::PromptsGet) => params
+            .get("name")
+            .and_then(Value::as_str)
+            .and_then(|name| engine.catalog.prompts.get(name)),
+        _ => None,
+    };
     let declares_method = if method.starts_with("prompts/") {
         engine.serves_prompts()
     } else if method.starts_with("resources/") {
@@ -103,6 +110,7 @@ fn admit(
     let served = Served {
         versions: &engine.versions,
         tool: tool.as_deref(),
+        prompt: prompt.as_deref(),
         declares_method,
     };
     modern::check(served, inbound.headers.as_ref(), method, params)

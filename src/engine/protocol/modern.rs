@@ -16,7 +16,9 @@ use super::jsonrpc::{RpcError, code};
 use super::method::{INITIALIZE, Method};
 use super::{SESSION_HEADER, Status, VERSION_HEADER};
 use crate::engine::validate::headers::{is_tchar, param_headers};
-use crate::spec::{AskMethod, LogLevel, ProtocolVersion, Step, TaskSupport, ToolSpec};
+use crate::spec::{
+    AskMethod, LogLevel, PromptSpec, ProtocolVersion, Step, TaskSupport, ToolSpec,
+};
 
 /// `_meta` keys of a modern request (`basic/index.mdx`, "Request metadata").
 pub(crate) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -117,6 +119,9 @@ pub(crate) struct Served<'a> {
     pub(crate) versions: &'a [ProtocolVersion],
     /// The tool a `tools/call` names, when the catalog has it.
     pub(crate) tool: Option<&'a ToolSpec>,
+    /// The prompt a `prompts/get` names, when the catalog has it (its `ask`s need their
+    /// capabilities as a tool's do).
+    pub(crate) prompt: Option<&'a PromptSpec>,
     /// Whether the server declares the capability the method belongs to: capabilities
     /// match handlers, so a method of an undeclared one is an unknown method, 404 like any
     /// other (`server/discover.mdx`; transports, "Protocol Version Header").
@@ -220,6 +225,9 @@ pub(crate) fn check(
         ));
     }
     check_capabilities(method, served.tool, &capabilities)?;
+    if let Some(prompt) = served.prompt {
+        check_asks(&format!("prompt `{}`", prompt.name), &prompt.script, &capabilities)?;
+    }
     let log_level = match meta.and_then(|m| m.get(META_LOG_LEVEL)) {
         None | Some(Value::Null) => None,
         Some(level) => Some(level.as_str().and_then(LogLevel::parse).ok_or_else(|| {
@@ -455,11 +463,17 @@ fn check_capabilities(
             .with_data(json!({ "requiredCapabilities": { "extensions": { TASKS_EXTENSION: {} } } })),
         ));
     }
-    let Some(tool) = tool else {
-        return Ok(());
-    };
+    match tool {
+        Some(tool) => check_asks(&format!("tool `{}`", tool.name), &tool.script, declared),
+        None => Ok(()),
+    }
+}
+
+/// The capabilities the non-optional `ask` steps of `script` (of `what`) need, which the
+/// request must declare (-32021 naming them).
+fn check_asks(what: &str, script: &[Step], declared: &Value) -> Result<(), Refusal> {
     let mut required = Map::new();
-    for step in &tool.script {
+    for step in script {
         // An optional ask is skipped for a client without the capability.
         if let Step::Ask {
             method,
@@ -485,7 +499,7 @@ fn check_capabilities(
         Status::BadRequest,
         RpcError::new(
             code::MISSING_CLIENT_CAPABILITY,
-            format!("tool `{}` needs the client capabilities {names:?}, which this request's _meta does not declare", tool.name),
+            format!("{what} needs the client capabilities {names:?}, which this request's _meta does not declare"),
         )
         .with_data(json!({ "requiredCapabilities": Value::Object(required) })),
     ))
