@@ -66,6 +66,17 @@ pub(crate) fn sessions(hosted: &Hosted) -> Vec<SessionInfo> {
     hosted.engine.sessions()
 }
 
+/// The server's tasks, oldest first.
+pub(crate) fn tasks(hosted: &Hosted) -> Vec<crate::TaskInfo> {
+    hosted.engine.tasks()
+}
+
+/// Moves the server's clock forward; the server's time after it.
+pub(crate) fn advance_clock(hosted: &Hosted, by: std::time::Duration) -> std::time::SystemTime {
+    hosted.engine.advance_clock(by);
+    hosted.engine.now()
+}
+
 /// Ends a live session; whether there was one.
 pub(crate) fn close_session(hosted: &Hosted, id: &str) -> bool {
     hosted.engine.close_session(id)

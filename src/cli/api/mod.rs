@@ -24,6 +24,7 @@ mod problem;
 mod servers;
 mod sessions;
 mod support;
+mod tasks;
 
 use std::sync::Arc;
 
@@ -49,6 +50,7 @@ pub fn router(app: Arc<App>) -> Router {
     routes.extend(catalog::routes::<ResourceTemplateSpec>(&mut docs));
     routes.extend(catalog::routes::<PromptSpec>(&mut docs));
     routes.extend(sessions::routes(&mut docs));
+    routes.extend(tasks::routes(&mut docs));
     routes.extend(oauth::routes(&mut docs));
     routes.extend(logs::routes());
     let api = openapi::serve(docs, app.ui_port, routes)
