@@ -38,6 +38,14 @@ async fn the_conformance_preset_lists_every_fixture_the_scenarios_call() {
         "test_elicitation_sep1034_defaults",
         "test_elicitation_sep1330_enums",
         "json_schema_2020_12_tool",
+        // The tasks extension's scenarios (tasks-*).
+        "greet",
+        "slow_compute",
+        "failing_job",
+        "protocol_error_job",
+        "confirm_delete",
+        "multi_input",
+        "test_tool_with_task",
     ] {
         assert!(
             tool_names.contains(&expected),
@@ -63,7 +71,8 @@ async fn the_conformance_preset_lists_every_fixture_the_scenarios_call() {
             "test_simple_prompt",
             "test_prompt_with_arguments",
             "test_prompt_with_embedded_resource",
-            "test_prompt_with_image"
+            "test_prompt_with_image",
+            "test_input_required_result_prompt"
         ]
     );
     common::schema::assert_server_messages_valid(&server.log());
