@@ -4,6 +4,9 @@
 #[doc = include_str!("../docs/tools.md")]
 pub mod tools {}
 
+#[doc = include_str!("../docs/tasks.md")]
+pub mod tasks {}
+
 #[doc = include_str!("../docs/faults.md")]
 pub mod faults {}
 

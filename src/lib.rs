@@ -39,8 +39,8 @@
 //!   [`MockMcpServerBuilder`]), what it serves ([`Tool`], [`Response`], [`Resource`],
 //!   [`ResourceTemplate`], [`Prompt`], [`PromptArgument`]), how often it expects a call
 //!   ([`Times`]), how it misbehaves ([`Fault`], [`FaultRule`]), which revisions it speaks
-//!   ([`ProtocolVersion`]), its live sessions ([`SessionInfo`]) and its errors ([`Error`],
-//!   [`ItemKind`]).
+//!   ([`ProtocolVersion`]), its live sessions ([`SessionInfo`]), its tasks ([`TaskInfo`],
+//!   [`TaskStatus`]) and its errors ([`Error`], [`ItemKind`]).
 //! - [`matchers`]: conditions on a call's arguments that pick a [`Response`].
 //! - [`presets`]: ready-made servers, such as the conformance suite's.
 //! - [`oauth`]: OAuth 2.1 for a server ([`oauth::OAuth`]), the running side
@@ -51,7 +51,7 @@
 //! - [`spec`]: plain serde data ([`spec::ServerSpec`], [`spec::ToolSpec`], scripts,
 //!   delays, OAuth settings) shared by the builders and the app's `servers.json`.
 //! - [`guide`]: the guides, with runnable examples: [tools](guide::tools),
-//!   [faults](guide::faults), [resources and prompts](guide::catalog),
+//!   [tasks](guide::tasks), [faults](guide::faults), [resources and prompts](guide::catalog),
 //!   [the capture](guide::capture), [transports](guide::transports),
 //!   [guards](guide::guards), [OAuth](guide::oauth), [protocol](guide::protocol) and
 //!   [the app](guide::app).
@@ -81,18 +81,21 @@
 //!     `batch.rs`), `plan.rs` (fault rules and the tool response, decided together),
 //!     `run.rs` (delay, cancellation, the handler), `outcome.rs` (what a transport renders).
 //!   - `methods/`: one file per family of MCP methods, and the router in `methods/mod.rs`;
-//!     no transport types.
+//!     no transport types. `script.rs` runs a tool's or prompt's steps within a request;
+//!     `tasks/` answers the `tasks/*` methods of both generations and drives a task's script
+//!     on the server's clock (`drive.rs`, with a background ticker for status notifications).
 //!   - `capture.rs`: the recorder, one per message, the only writer of `mcp` records.
 //!   - `state/`: catalog, sessions and their streams, fault and response counters, session
-//!     expiry, clock.
+//!     expiry, tasks (`state/tasks/`, bounded by `max_tasks`), clock.
 //!   - `validate/`: every check of a spec, in one message format; `protocol/`: JSON-RPC,
 //!     methods, eras, the 2026-07-28 rules; `template.rs`, `schema.rs`, `uri_template/`:
 //!     json-e, the MCP JSON schema and RFC 6570, as leaves.
 //!
 //!   Where a `tools/call` goes: `transport::http::post` → `pipeline::message` →
 //!   `pipeline::legacy` (or `pipeline::stateless`) → `pipeline::run::serve`, which asks
-//!   `pipeline::plan` → `methods::request` → `methods::tools::call` → back as an `Outcome`
-//!   → `transport::http::render`.
+//!   `pipeline::plan` → `methods::request` → `methods::tools::call` (which runs the script
+//!   with `methods::script::run`, or hands it to `methods::tasks::create` when the call
+//!   becomes a task) → back as an `Outcome` → `transport::http::render`.
 //! - `cli` (feature `decoy-cli`): the app; `cli/api/` declares each REST route once with its
 //!   OpenAPI entry (`openapi.rs`), serves the four catalog kinds through one generic CRUD
 //!   (`catalog.rs`, `kinds.rs`) and reaches the engine only through `live.rs`.
@@ -126,9 +129,15 @@
 //! - **Modern**, revision 2026-07-28: stateless. Each request carries its version and the
 //!   client's capabilities in `_meta`; `server/discover` tells a client what the server
 //!   speaks; a tool that asks the client something answers `input_required` and continues
-//!   when the client retries with the answers (multi round-trip requests, MRTR); and
-//!   `subscriptions/listen` is a long-lived stream of the `list_changed` and
-//!   `resources/updated` notifications the client opted into.
+//!   when the client retries with the answers (multi round-trip requests, MRTR; prompts
+//!   too); `subscriptions/listen` is a long-lived stream of the `list_changed`,
+//!   `resources/updated` and task notifications the client opted into; and the tasks
+//!   extension (`io.modelcontextprotocol/tasks`) answers long calls with a task to poll.
+//!
+//! Tasks run in both generations ([`guide::tasks`]): 2025-11-25's experimental
+//! `params.task` with `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`, and the
+//! 2026-07-28 extension with `tasks/get`, `tasks/update` and `tasks/cancel`; a task runs
+//! its tool's script on the server's clock.
 //!
 //! [`MockMcpServerBuilder::protocol_versions`] narrows the revisions a server speaks; each
 //! captured message names its era ([`log::Era`]).
