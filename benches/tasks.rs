@@ -59,12 +59,24 @@ async fn request(client: &reqwest::Client, url: &str, method: &str, mut params: 
 
 /// The plain call: one request, its result.
 async fn plain(client: &reqwest::Client, url: &str) -> Value {
-    request(client, url, "tools/call", json!({ "name": "plain", "arguments": { "message": "hi" } })).await
+    request(
+        client,
+        url,
+        "tools/call",
+        json!({ "name": "plain", "arguments": { "message": "hi" } }),
+    )
+    .await
 }
 
 /// The task: the call, nine `working` polls, the clock moved, the tenth poll's result.
 async fn task(client: &reqwest::Client, url: &str, server: &MockMcpServer) -> Value {
-    let created = request(client, url, "tools/call", json!({ "name": "slow", "arguments": { "message": "hi" } })).await;
+    let created = request(
+        client,
+        url,
+        "tools/call",
+        json!({ "name": "slow", "arguments": { "message": "hi" } }),
+    )
+    .await;
     let id = created["taskId"].as_str().expect("a task").to_string();
     let mut last = Value::Null;
     for poll in 0..POLLS {
@@ -105,7 +117,8 @@ fn task_vs_plain(c: &mut Criterion) {
     let mut group = c.benchmark_group("tasks");
     group.throughput(Throughput::Elements(1));
     group.bench_function("plain_call", |b| {
-        b.to_async(&rt).iter(|| async { black_box(plain(&client, &url).await) })
+        b.to_async(&rt)
+            .iter(|| async { black_box(plain(&client, &url).await) })
     });
     group.bench_function("task_10_polls", |b| {
         b.to_async(&rt)

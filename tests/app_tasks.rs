@@ -37,7 +37,9 @@ impl Api {
 
     async fn send(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
         let what = format!("{method} {path}");
-        let mut request = self.http.request(method, format!("{}{path}", self.app.api()));
+        let mut request = self
+            .http
+            .request(method, format!("{}{path}", self.app.api()));
         if let Some(body) = body {
             request = request
                 .header(CONTENT_TYPE, "application/json")
@@ -71,19 +73,32 @@ fn build_server() -> Value {
 #[tokio::test]
 async fn a_task_tool_from_servers_json_runs_and_the_api_shows_it_and_moves_its_clock() {
     let api = Api::start("app-tasks", build_server());
-    let peer = Peer::modern(&api.app.mcp_url("ci"), json!({ "extensions": { EXTENSION: {} } }));
+    let peer = Peer::modern(
+        &api.app.mcp_url("ci"),
+        json!({ "extensions": { EXTENSION: {} } }),
+    );
 
     let created = peer
-        .result(1, "tools/call", json!({ "name": "build", "arguments": { "target": "app" } }))
+        .result(
+            1,
+            "tools/call",
+            json!({ "name": "build", "arguments": { "target": "app" } }),
+        )
         .await;
     let id = created["taskId"].as_str().expect("a task").to_string();
     peer.result(2, "tasks/get", json!({ "taskId": id })).await;
     let (status, clock) = api
-        .send(Method::POST, "/servers/ci/clock", Some(json!({ "advanceMs": 5000 })))
+        .send(
+            Method::POST,
+            "/servers/ci/clock",
+            Some(json!({ "advanceMs": 5000 })),
+        )
         .await;
     let done = peer.result(3, "tasks/get", json!({ "taskId": id })).await;
     let (listed, tasks) = api.send(Method::GET, "/servers/ci/tasks", None).await;
-    let (one, task) = api.send(Method::GET, &format!("/servers/ci/tasks/{id}"), None).await;
+    let (one, task) = api
+        .send(Method::GET, &format!("/servers/ci/tasks/{id}"), None)
+        .await;
 
     assert_eq!(created["pollIntervalMs"], 500);
     assert_eq!(status, StatusCode::OK, "{clock}");
@@ -116,21 +131,44 @@ async fn bad_task_settings_clock_moves_and_unknown_tasks_are_refused_naming_the_
         .send(Method::POST, "/servers/ci/tools", Some(unknown_member))
         .await;
     let (zero, zero_problem) = api
-        .send(Method::POST, "/servers/ci/clock", Some(json!({ "advanceMs": 0 })))
+        .send(
+            Method::POST,
+            "/servers/ci/clock",
+            Some(json!({ "advanceMs": 0 })),
+        )
         .await;
     let (extra, extra_problem) = api
-        .send(Method::POST, "/servers/ci/clock", Some(json!({ "advanceMs": 5, "back": true })))
+        .send(
+            Method::POST,
+            "/servers/ci/clock",
+            Some(json!({ "advanceMs": 5, "back": true })),
+        )
         .await;
     let (missing, missing_problem) = api.send(Method::GET, "/servers/ci/tasks/nope", None).await;
 
     assert_eq!(created, StatusCode::BAD_REQUEST, "{problem}");
-    assert!(problem["detail"].as_str().is_some_and(|d| d.contains("task.ttlMs")), "{problem}");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("task.ttlMs")),
+        "{problem}"
+    );
     assert_eq!(member, StatusCode::BAD_REQUEST, "{member_problem}");
-    assert!(member_problem["detail"].as_str().is_some_and(|d| d.contains("speed")), "{member_problem}");
+    assert!(
+        member_problem["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("speed")),
+        "{member_problem}"
+    );
     assert_eq!(zero, StatusCode::BAD_REQUEST);
     assert_eq!(zero_problem["field"], "advanceMs");
     assert_eq!(extra, StatusCode::BAD_REQUEST);
-    assert!(extra_problem["detail"].as_str().is_some_and(|d| d.contains("back")), "{extra_problem}");
+    assert!(
+        extra_problem["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("back")),
+        "{extra_problem}"
+    );
     assert_eq!(missing, StatusCode::NOT_FOUND);
     assert_eq!(missing_problem["field"], "task");
 }

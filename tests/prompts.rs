@@ -794,6 +794,7 @@ async fn server_with_template() -> MockMcpServer {
                 "2".to_string(),
             ],
         )]),
+        script: Vec::new(),
     });
     spec.resource_templates.push(ResourceTemplateSpec {
         uri_template: "file:///{+path}".into(),
@@ -806,6 +807,7 @@ async fn server_with_template() -> MockMcpServer {
         meta: None,
         template: json!({ "text": "File ${vars.path}" }),
         completions: BTreeMap::new(),
+        script: Vec::new(),
     });
     conformance_prompts()
         .into_iter()

@@ -40,13 +40,23 @@ async fn server(tools: Vec<Tool>) -> MockMcpServer {
 }
 
 /// `tools/call` of `tool` with `arguments` as a task (`params.task` with `ttl`).
-async fn call_as_task(peer: &Peer, id: i64, tool: &str, arguments: Value, ttl: Option<u64>) -> Answer {
+async fn call_as_task(
+    peer: &Peer,
+    id: i64,
+    tool: &str,
+    arguments: Value,
+    ttl: Option<u64>,
+) -> Answer {
     let task = match ttl {
         Some(ttl) => json!({ "ttl": ttl }),
         None => json!({}),
     };
-    peer.send(id, "tools/call", json!({ "name": tool, "arguments": arguments, "task": task }))
-        .await
+    peer.send(
+        id,
+        "tools/call",
+        json!({ "name": tool, "arguments": arguments, "task": task }),
+    )
+    .await
 }
 
 /// The task id of a `CreateTaskResult`.
@@ -70,7 +80,12 @@ fn check(server: &MockMcpServer) {
 
 #[tokio::test]
 async fn a_2025_11_25_session_is_told_about_tasks_and_each_tools_task_support() {
-    let server = server(vec![build(), Tool::new("plain"), Tool::new("deploy").task_required()]).await;
+    let server = server(vec![
+        build(),
+        Tool::new("plain"),
+        Tool::new("deploy").task_required(),
+    ])
+    .await;
     let peer = Peer::legacy(&server.url(), json!({})).await;
 
     let tools = peer.result(2, "tools/list", json!({})).await;
@@ -83,7 +98,12 @@ async fn a_2025_11_25_session_is_told_about_tasks_and_each_tools_task_support() 
         .as_array()
         .expect("tools")
         .iter()
-        .map(|t| (t["name"].as_str().unwrap_or_default().to_string(), t["execution"].clone()))
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap_or_default().to_string(),
+                t["execution"].clone(),
+            )
+        })
         .collect();
     assert_eq!(
         support,
@@ -98,7 +118,9 @@ async fn a_2025_11_25_session_is_told_about_tasks_and_each_tools_task_support() 
 
 #[tokio::test]
 async fn older_sessions_and_servers_without_task_tools_declare_no_tasks_and_ignore_params_task() {
-    let instant = Tool::new("build").task().respond_with(text("built ${args.target}"));
+    let instant = Tool::new("build")
+        .task()
+        .respond_with(text("built ${args.target}"));
     let with_tasks = server(vec![instant]).await;
     let old = Peer::legacy_at(&with_tasks.url(), "2025-06-18", json!({})).await;
     let without = server(vec![Tool::new("plain").respond_with(text("plain"))]).await;
@@ -113,7 +135,11 @@ async fn older_sessions_and_servers_without_task_tools_declare_no_tasks_and_igno
     assert_eq!(plain.result()["content"][0]["text"], "plain");
     assert!(plain.result().get("task").is_none());
     assert_eq!(old_call.result()["content"][0]["text"], "built x");
-    assert_eq!(old_get.error().0, -32601, "tasks/get is no 2025-06-18 method");
+    assert_eq!(
+        old_get.error().0,
+        -32601,
+        "tasks/get is no 2025-06-18 method"
+    );
     check(&with_tasks);
     check(&without);
 }
@@ -121,26 +147,51 @@ async fn older_sessions_and_servers_without_task_tools_declare_no_tasks_and_igno
 #[tokio::test]
 async fn a_required_task_without_params_task_and_a_forbidden_one_with_it_get_method_not_found() {
     let forbidden = Tool::new("quick").task_with(TaskSpec::new(TaskSupport::Forbidden));
-    let server = server(vec![build(), Tool::new("deploy").task_required(), forbidden]).await;
+    let server = server(vec![
+        build(),
+        Tool::new("deploy").task_required(),
+        forbidden,
+    ])
+    .await;
     let peer = Peer::legacy(&server.url(), json!({})).await;
 
     // "Servers MUST return a -32601 (Method not found) error if a client does not attempt
     // to" invoke a required tool as a task; "SHOULD" for a forbidden one invoked as a task.
-    let required = peer.send(1, "tools/call", json!({ "name": "deploy", "arguments": {} })).await;
+    let required = peer
+        .send(
+            1,
+            "tools/call",
+            json!({ "name": "deploy", "arguments": {} }),
+        )
+        .await;
     let refused = call_as_task(&peer, 2, "quick", json!({}), None).await;
     let bad_ttl = call_as_task(&peer, 3, "build", json!({}), None).await;
     let odd = peer
-        .send(4, "tools/call", json!({ "name": "build", "arguments": {}, "task": { "ttl": "soon" } }))
+        .send(
+            4,
+            "tools/call",
+            json!({ "name": "build", "arguments": {}, "task": { "ttl": "soon" } }),
+        )
         .await;
     let extra = peer
-        .send(5, "tools/call", json!({ "name": "build", "arguments": {}, "task": { "ttl": 5, "pollInterval": 1 } }))
+        .send(
+            5,
+            "tools/call",
+            json!({ "name": "build", "arguments": {}, "task": { "ttl": 5, "pollInterval": 1 } }),
+        )
         .await;
 
     let (code, message) = required.error();
     assert_eq!(code, -32601);
-    assert!(message.contains("`deploy`") && message.contains("params.task"), "{message}");
+    assert!(
+        message.contains("`deploy`") && message.contains("params.task"),
+        "{message}"
+    );
     assert_eq!(refused.error().0, -32601);
-    assert!(bad_ttl.result()["task"]["taskId"].is_string(), "an empty params.task asks for a task");
+    assert!(
+        bad_ttl.result()["task"]["taskId"].is_string(),
+        "an empty params.task asks for a task"
+    );
     let (code, message) = odd.error();
     assert_eq!(code, -32602);
     assert!(message.contains("`params.task.ttl`"), "{message}");
@@ -165,18 +216,27 @@ async fn a_call_with_params_task_answers_a_working_task_that_tasks_get_finds_at_
     let task = &created.result()["task"];
     // "Tasks MUST begin in the working status when created" ("Task Status Lifecycle").
     assert_eq!(task["status"], "working");
-    assert_eq!(task["ttl"], 30_000, "a shorter ttl than the tool's is honoured");
+    assert_eq!(
+        task["ttl"], 30_000,
+        "a shorter ttl than the tool's is honoured"
+    );
     assert_eq!(task["pollInterval"], 1_000);
     assert!(task["createdAt"].as_str().is_some_and(|t| t.ends_with('Z')));
     assert_eq!(polled.result()["taskId"], json!(id));
     assert_eq!(polled.result()["status"], "working");
-    assert!(polled.result().get("_meta").is_none_or(|m| m.get(RELATED).is_none()));
+    assert!(
+        polled
+            .result()
+            .get("_meta")
+            .is_none_or(|m| m.get(RELATED).is_none())
+    );
     assert_eq!(id.len(), 32, "128 random bits as hex");
     check(&server);
 }
 
 #[tokio::test]
-async fn the_script_runs_on_the_server_clock_and_tasks_result_returns_the_result_with_related_task() {
+async fn the_script_runs_on_the_server_clock_and_tasks_result_returns_the_result_with_related_task()
+{
     let server = server(vec![build()]).await;
     let peer = Peer::legacy(&server.url(), json!({})).await;
     let id = task_id(&call_as_task(&peer, 1, "build", json!({ "target": "app" }), None).await);
@@ -187,7 +247,11 @@ async fn the_script_runs_on_the_server_clock_and_tasks_result_returns_the_result
     let result = peer.send(4, "tasks/result", json!({ "taskId": id })).await;
 
     assert_eq!(before.result()["status"], "working");
-    assert_eq!(before.result()["statusMessage"], "compiling app", "a progress message");
+    assert_eq!(
+        before.result()["statusMessage"],
+        "compiling app",
+        "a progress message"
+    );
     assert_eq!(after.result()["status"], "completed");
     // "The tasks/result operation MUST include this metadata in its response".
     assert_eq!(result.result()["content"][0]["text"], "built app");
@@ -202,7 +266,9 @@ async fn tasks_result_blocks_until_the_task_ends() {
     let id = task_id(&call_as_task(&peer, 1, "build", json!({ "target": "lib" }), None).await);
 
     // "MUST block the response until the task reaches a terminal status".
-    let mut waiting = peer.stream(2, "tasks/result", json!({ "taskId": id })).await;
+    let mut waiting = peer
+        .stream(2, "tasks/result", json!({ "taskId": id }))
+        .await;
     let quiet = tokio::time::timeout(common::QUIET, waiting.next("nothing yet")).await;
     server.advance_clock(Duration::from_secs(5));
     let response = loop {
@@ -212,7 +278,10 @@ async fn tasks_result_blocks_until_the_task_ends() {
         }
     };
 
-    assert!(quiet.is_err(), "tasks/result answered a working task: {quiet:?}");
+    assert!(
+        quiet.is_err(),
+        "tasks/result answered a working task: {quiet:?}"
+    );
     assert_eq!(response["result"]["content"][0]["text"], "built lib");
     check(&server);
 }
@@ -223,8 +292,12 @@ async fn progress_logs_and_status_changes_reach_the_get_stream_tied_to_the_task(
     let peer = Peer::legacy(&server.url(), json!({})).await;
     let mut stream = peer.get_stream().await;
     let created = peer
-        .send(1, "tools/call", json!({ "name": "build", "arguments": { "target": "app" },
-            "task": {}, "_meta": { "progressToken": "p1" } }))
+        .send(
+            1,
+            "tools/call",
+            json!({ "name": "build", "arguments": { "target": "app" },
+            "task": {}, "_meta": { "progressToken": "p1" } }),
+        )
         .await;
     let id = task_id(&created);
 
@@ -270,7 +343,9 @@ async fn an_is_error_result_fails_the_task_and_tasks_result_still_returns_it() {
 
 #[tokio::test]
 async fn a_fail_step_fails_the_task_and_tasks_result_returns_the_same_json_rpc_error() {
-    let crashing = Tool::new("crash").task().fail(-32603, "the job crashed on ${args.host}");
+    let crashing = Tool::new("crash")
+        .task()
+        .fail(-32603, "the job crashed on ${args.host}");
     let server = server(vec![crashing]).await;
     let peer = Peer::legacy(&server.url(), json!({})).await;
     let id = task_id(&call_as_task(&peer, 1, "crash", json!({ "host": "ci-3" }), None).await);
@@ -280,7 +355,10 @@ async fn a_fail_step_fails_the_task_and_tasks_result_returns_the_same_json_rpc_e
 
     // "If the underlying request resulted in a JSON-RPC error, tasks/result MUST return that
     // same JSON-RPC error".
-    assert_eq!(result.error(), (-32603, "the job crashed on ci-3".to_string()));
+    assert_eq!(
+        result.error(),
+        (-32603, "the job crashed on ci-3".to_string())
+    );
     assert_eq!(task.result()["status"], "failed");
     assert_eq!(task.result()["statusMessage"], "the job crashed on ci-3");
     check(&server);
@@ -306,7 +384,11 @@ async fn cancelling_moves_a_working_task_to_cancelled_and_a_terminal_one_is_refu
     let (code, message) = again.error();
     assert_eq!(code, -32602);
     assert!(message.contains("terminal status 'cancelled'"), "{message}");
-    assert!(result.error().1.contains("cancelled"), "{:?}", result.error());
+    assert!(
+        result.error().1.contains("cancelled"),
+        "{:?}",
+        result.error()
+    );
     let info = server.task(&id).expect("the task is kept");
     assert!(info.cancel_requested);
     assert_eq!(info.status, TaskStatus::Cancelled);
@@ -326,7 +408,9 @@ async fn after_its_ttl_a_task_is_expired_and_an_unknown_one_is_not_found() {
     let expired = get(&peer, 2, &id).await;
     let unknown = get(&peer, 3, "no-such-task").await;
     let no_id = peer.send(4, "tasks/get", json!({})).await;
-    let extra = peer.send(5, "tasks/get", json!({ "taskId": id, "verbose": true })).await;
+    let extra = peer
+        .send(5, "tasks/get", json!({ "taskId": id, "verbose": true }))
+        .await;
 
     let (code, message) = expired.error();
     assert_eq!(code, -32602);
@@ -334,25 +418,46 @@ async fn after_its_ttl_a_task_is_expired_and_an_unknown_one_is_not_found() {
     let (code, message) = unknown.error();
     assert_eq!(code, -32602);
     assert!(message.contains("Task not found"), "{message}");
-    assert!(no_id.error().1.contains("`params.taskId`"), "{:?}", no_id.error());
-    assert!(extra.error().1.contains("`params.verbose`"), "{:?}", extra.error());
+    assert!(
+        no_id.error().1.contains("`params.taskId`"),
+        "{:?}",
+        no_id.error()
+    );
+    assert!(
+        extra.error().1.contains("`params.verbose`"),
+        "{:?}",
+        extra.error()
+    );
     assert!(server.task(&id).expect("kept").expired);
     check(&server);
 }
 
 #[tokio::test]
 async fn tasks_list_pages_the_live_tasks_and_refuses_a_cursor_it_did_not_issue() {
-    let server = MockMcpServer::builder().tool(build()).page_size(2).start().await;
+    let server = MockMcpServer::builder()
+        .tool(build())
+        .page_size(2)
+        .start()
+        .await;
     let peer = Peer::legacy(&server.url(), json!({})).await;
     let mut ids = Vec::new();
     for n in 0..3 {
-        ids.push(task_id(&call_as_task(&peer, n, "build", json!({}), None).await));
+        ids.push(task_id(
+            &call_as_task(&peer, n, "build", json!({}), None).await,
+        ));
     }
 
     let first = peer.result(10, "tasks/list", json!({})).await;
-    let cursor = first["nextCursor"].as_str().expect("a next page").to_string();
-    let second = peer.result(11, "tasks/list", json!({ "cursor": cursor })).await;
-    let bad = peer.send(12, "tasks/list", json!({ "cursor": "forged" })).await;
+    let cursor = first["nextCursor"]
+        .as_str()
+        .expect("a next page")
+        .to_string();
+    let second = peer
+        .result(11, "tasks/list", json!({ "cursor": cursor }))
+        .await;
+    let bad = peer
+        .send(12, "tasks/list", json!({ "cursor": "forged" }))
+        .await;
 
     let listed: Vec<Value> = first["tasks"]
         .as_array()
@@ -373,7 +478,11 @@ async fn tasks_update_is_no_2025_11_25_method() {
     let peer = Peer::legacy(&server.url(), json!({})).await;
 
     let update = peer
-        .send(1, "tasks/update", json!({ "taskId": "x", "inputResponses": {} }))
+        .send(
+            1,
+            "tasks/update",
+            json!({ "taskId": "x", "inputResponses": {} }),
+        )
         .await;
 
     assert_eq!(update.error().0, -32601);
@@ -397,15 +506,20 @@ async fn an_ask_step_makes_the_task_input_required_and_its_request_goes_out_on_t
     let id = task_id(&call_as_task(&peer, 1, "delete", json!({ "file": "a.txt" }), None).await);
 
     let parked = get(&peer, 2, &id).await;
-    let mut result = peer.stream(3, "tasks/result", json!({ "taskId": id })).await;
+    let mut result = peer
+        .stream(3, "tasks/result", json!({ "taskId": id }))
+        .await;
     let request = loop {
         let message = result.next("the elicitation").await.expect("a request");
         if message["method"] == "elicitation/create" {
             break message;
         }
     };
-    peer.respond(&request["id"], json!({ "action": "accept", "content": { "ok": true } }))
-        .await;
+    peer.respond(
+        &request["id"],
+        json!({ "action": "accept", "content": { "ok": true } }),
+    )
+    .await;
     let response = loop {
         let message = result.next("the result").await.expect("the response");
         if message.get("id") == Some(&json!(3)) {

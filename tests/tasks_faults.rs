@@ -68,7 +68,9 @@ async fn polls_sooner_than_the_poll_interval_are_refused_and_counted() {
     assert!(message.contains("polled too fast"), "{message}");
     // The server's clock is real time plus what the test advanced, so a few real
     // milliseconds pass between requests.
-    let retry = early.response["error"]["data"]["retryAfterMs"].as_u64().expect("a number");
+    let retry = early.response["error"]["data"]["retryAfterMs"]
+        .as_u64()
+        .expect("a number");
     assert!((500..=600).contains(&retry), "{retry}");
     assert_eq!(patient.result()["status"], "working");
     let info = server.task(&id).expect("kept");
@@ -77,7 +79,10 @@ async fn polls_sooner_than_the_poll_interval_are_refused_and_counted() {
     assert_eq!(gaps.len(), 2);
     assert!(gaps[0] >= Duration::from_millis(400) && gaps[0] < Duration::from_millis(1_000));
     assert!(gaps[1] >= Duration::from_millis(1_000));
-    assert!(!info.honoured_poll_interval(), "one poll came 400 ms after the last");
+    assert!(
+        !info.honoured_poll_interval(),
+        "one poll came 400 ms after the last"
+    );
     common::schema::assert_server_messages_valid(&server.log());
 }
 
@@ -92,7 +97,8 @@ async fn a_task_that_never_finishes_stays_working_until_it_is_cancelled() {
 
     server.advance_clock(Duration::from_secs(50));
     let still = peer.result(2, "tasks/get", json!({ "taskId": id })).await;
-    peer.result(3, "tasks/cancel", json!({ "taskId": id })).await;
+    peer.result(3, "tasks/cancel", json!({ "taskId": id }))
+        .await;
     let cancelled = peer.result(4, "tasks/get", json!({ "taskId": id })).await;
 
     assert_eq!(still["status"], "working");
@@ -137,19 +143,33 @@ async fn an_ignored_cancel_is_acknowledged_and_the_task_runs_to_its_end() {
     let id = create(&peer, 1, "stubborn").await;
     let legacy = Peer::legacy(&server.url(), json!({})).await;
     let legacy_task = legacy
-        .result(10, "tools/call", json!({ "name": "stubborn", "arguments": {}, "task": {} }))
+        .result(
+            10,
+            "tools/call",
+            json!({ "name": "stubborn", "arguments": {}, "task": {} }),
+        )
         .await;
-    let legacy_id = legacy_task["task"]["taskId"].as_str().expect("a task").to_string();
+    let legacy_id = legacy_task["task"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_string();
 
-    let ack = peer.result(2, "tasks/cancel", json!({ "taskId": id })).await;
-    let legacy_ack = legacy.result(11, "tasks/cancel", json!({ "taskId": legacy_id })).await;
+    let ack = peer
+        .result(2, "tasks/cancel", json!({ "taskId": id }))
+        .await;
+    let legacy_ack = legacy
+        .result(11, "tasks/cancel", json!({ "taskId": legacy_id }))
+        .await;
     server.advance_clock(Duration::from_secs(3));
     let done = peer.result(3, "tasks/get", json!({ "taskId": id })).await;
 
     // The extension: cancellation "MAY ultimately reach a terminal status other than
     // cancelled if the work finished before cancellation could take effect".
     assert_eq!(ack["resultType"], "complete");
-    assert_eq!(legacy_ack["status"], "working", "a misbehaving 2025-11-25 server");
+    assert_eq!(
+        legacy_ack["status"], "working",
+        "a misbehaving 2025-11-25 server"
+    );
     assert_eq!(done["status"], "completed");
     assert!(server.task(&id).expect("kept").cancel_requested);
     common::schema::assert_server_messages_valid(&server.log());
@@ -169,7 +189,8 @@ async fn a_full_store_forgets_the_oldest_finished_task_and_refuses_a_live_one_pa
     let refused = peer
         .send(3, "tools/call", json!({ "name": "job", "arguments": {} }))
         .await;
-    peer.result(4, "tasks/cancel", json!({ "taskId": first })).await;
+    peer.result(4, "tasks/cancel", json!({ "taskId": first }))
+        .await;
     let third = create(&peer, 5, "job").await;
     let forgotten = peer.send(6, "tasks/get", json!({ "taskId": first })).await;
 
@@ -198,12 +219,17 @@ async fn a_client_that_honours_the_interval_and_answers_is_seen_to_do_so() {
 
     let asked = peer.result(2, "tasks/get", json!({ "taskId": id })).await;
     assert_eq!(asked["pollIntervalMs"], 2_000);
-    peer.result(3, "tasks/update", json!({ "taskId": id,
-        "inputResponses": { "mood": { "action": "accept", "content": { "mood": "fine" } } } }))
-        .await;
+    peer.result(
+        3,
+        "tasks/update",
+        json!({ "taskId": id,
+        "inputResponses": { "mood": { "action": "accept", "content": { "mood": "fine" } } } }),
+    )
+    .await;
     for n in 0..2 {
         server.advance_clock(Duration::from_secs(2));
-        peer.result(4 + n, "tasks/get", json!({ "taskId": id })).await;
+        peer.result(4 + n, "tasks/get", json!({ "taskId": id }))
+            .await;
     }
 
     let info = server.task(&id).expect("kept");

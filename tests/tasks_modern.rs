@@ -42,7 +42,9 @@ fn confirm() -> Tool {
         .task()
         .ask("first", AskMethod::Elicitation, ask("Sure?"))
         .ask("second", AskMethod::Elicitation, ask("Really sure?"))
-        .respond_with(text("${answers.first.content.ok} ${answers.second.content.ok}"))
+        .respond_with(text(
+            "${answers.first.content.ok} ${answers.second.content.ok}",
+        ))
 }
 
 async fn server(tools: Vec<Tool>) -> MockMcpServer {
@@ -54,8 +56,12 @@ async fn server(tools: Vec<Tool>) -> MockMcpServer {
 }
 
 async fn call(peer: &Peer, id: i64, tool: &str, arguments: Value) -> Answer {
-    peer.send(id, "tools/call", json!({ "name": tool, "arguments": arguments }))
-        .await
+    peer.send(
+        id,
+        "tools/call",
+        json!({ "name": tool, "arguments": arguments }),
+    )
+    .await
 }
 
 fn task_id(answer: &Answer) -> String {
@@ -66,7 +72,8 @@ fn task_id(answer: &Answer) -> String {
 }
 
 async fn get(peer: &Peer, id: i64, task: &str) -> Value {
-    peer.result(id, "tasks/get", json!({ "taskId": task })).await
+    peer.result(id, "tasks/get", json!({ "taskId": task }))
+        .await
 }
 
 fn check(server: &MockMcpServer) {
@@ -81,11 +88,18 @@ async fn discover_advertises_the_extension_only_on_a_server_with_task_tools() {
     let tasks = server(vec![build()]).await;
     let plain = server(vec![Tool::new("plain")]).await;
 
-    let with = Peer::modern(&tasks.url(), json!({})).result(1, "server/discover", json!({})).await;
-    let without = Peer::modern(&plain.url(), json!({})).result(1, "server/discover", json!({})).await;
+    let with = Peer::modern(&tasks.url(), json!({}))
+        .result(1, "server/discover", json!({}))
+        .await;
+    let without = Peer::modern(&plain.url(), json!({}))
+        .result(1, "server/discover", json!({}))
+        .await;
 
     assert_eq!(with["capabilities"]["extensions"], json!({ EXTENSION: {} }));
-    assert!(with["capabilities"].get("tasks").is_none(), "no 2025-11-25 slot");
+    assert!(
+        with["capabilities"].get("tasks").is_none(),
+        "no 2025-11-25 slot"
+    );
     assert!(without["capabilities"].get("extensions").is_none());
     check(&tasks);
     check(&plain);
@@ -103,7 +117,11 @@ async fn only_a_request_that_declares_the_extension_gets_a_task() {
     let required = call(&plain, 3, "deploy", json!({})).await;
     let get = plain.send(4, "tasks/get", json!({ "taskId": "x" })).await;
     let hint = plain
-        .send(5, "tools/call", json!({ "name": "instant", "arguments": {}, "task": { "ttl": 1 } }))
+        .send(
+            5,
+            "tools/call",
+            json!({ "name": "instant", "arguments": {}, "task": { "ttl": 1 } }),
+        )
         .await;
 
     // "A server MUST NOT return CreateTaskResult to a client that did not include the
@@ -119,7 +137,11 @@ async fn only_a_request_that_declares_the_extension_gets_a_task() {
     );
     assert_eq!(get.status, 400);
     assert_eq!(get.error().0, -32021);
-    assert_eq!(hint.result()["resultType"], "complete", "a legacy task hint is ignored");
+    assert_eq!(
+        hint.result()["resultType"],
+        "complete",
+        "a legacy task hint is ignored"
+    );
     check(&server);
 }
 
@@ -155,7 +177,9 @@ async fn a_task_is_created_flat_found_at_once_and_its_result_inlined_once_the_cl
 async fn an_is_error_result_completes_the_task_and_only_a_json_rpc_error_fails_it() {
     let lint = Tool::new("lint").task().respond_with(json!({
         "content": [{ "type": "text", "text": "bad input" }], "isError": true }));
-    let crash = Tool::new("crash").task().fail(-32603, "API rate limit exceeded");
+    let crash = Tool::new("crash")
+        .task()
+        .fail(-32603, "API rate limit exceeded");
     let server = server(vec![lint, crash]).await;
     let peer = Peer::modern(&server.url(), with_tasks());
 
@@ -169,7 +193,10 @@ async fn an_is_error_result_completes_the_task_and_only_a_json_rpc_error_fails_i
     assert_eq!(completed["status"], "completed");
     assert_eq!(completed["result"]["isError"], true);
     assert_eq!(failed["status"], "failed");
-    assert_eq!(failed["error"], json!({ "code": -32603, "message": "API rate limit exceeded" }));
+    assert_eq!(
+        failed["error"],
+        json!({ "code": -32603, "message": "API rate limit exceeded" })
+    );
     assert_eq!(failed["statusMessage"], "API rate limit exceeded");
     assert!(failed.get("result").is_none());
     check(&server);
@@ -191,10 +218,18 @@ async fn unknown_and_expired_tasks_are_invalid_params_and_removed_methods_are_no
     let result = peer.send(4, "tasks/result", json!({ "taskId": id })).await;
     let list = peer.send(5, "tasks/list", json!({})).await;
 
-    assert!(expired.error().1.contains("Task has expired"), "{:?}", expired.error());
+    assert!(
+        expired.error().1.contains("Task has expired"),
+        "{:?}",
+        expired.error()
+    );
     assert_eq!(expired.error().0, -32602);
     assert_eq!(unknown.error().0, -32602);
-    assert!(unknown.error().1.contains("Task not found"), "{:?}", unknown.error());
+    assert!(
+        unknown.error().1.contains("Task not found"),
+        "{:?}",
+        unknown.error()
+    );
     for removed in [result, list] {
         assert_eq!((removed.status, removed.error().0), (404, -32601));
     }
@@ -212,7 +247,12 @@ async fn tasks_methods_need_mcp_name_to_equal_the_task_id() {
         .send_with(2, "tasks/get", json!({ "taskId": id }), &[("mcp-name", "")])
         .await;
     let other = peer
-        .send_with(3, "tasks/cancel", json!({ "taskId": id }), &[("mcp-name", "another")])
+        .send_with(
+            3,
+            "tasks/cancel",
+            json!({ "taskId": id }),
+            &[("mcp-name", "another")],
+        )
         .await;
 
     for refused in [missing, other] {
@@ -234,32 +274,65 @@ async fn an_ask_round_is_input_required_and_tasks_update_answers_it_key_by_key()
 
     let asking = get(&peer, 2, &id).await;
     let partial = peer
-        .result(3, "tasks/update", json!({ "taskId": id, "inputResponses": { "first": yes, "stray": 1 } }))
+        .result(
+            3,
+            "tasks/update",
+            json!({ "taskId": id, "inputResponses": { "first": yes, "stray": 1 } }),
+        )
         .await;
     let still = get(&peer, 4, &id).await;
     let bad = peer
-        .send(5, "tasks/update", json!({ "taskId": id, "inputResponses": { "second": { "action": "maybe" } } }))
+        .send(
+            5,
+            "tasks/update",
+            json!({ "taskId": id, "inputResponses": { "second": { "action": "maybe" } } }),
+        )
         .await;
-    peer.result(6, "tasks/update", json!({ "taskId": id, "inputResponses": {
-        "first": { "action": "decline" }, "second": yes } })).await;
+    peer.result(
+        6,
+        "tasks/update",
+        json!({ "taskId": id, "inputResponses": {
+        "first": { "action": "decline" }, "second": yes } }),
+    )
+    .await;
     let done = get(&peer, 7, &id).await;
 
     let keys = |task: &Value| -> Vec<String> {
-        task["inputRequests"].as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default()
+        task["inputRequests"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default()
     };
     assert_eq!(asking["status"], "input_required");
-    assert_eq!(keys(&asking), ["first", "second"], "consecutive asks form one round");
-    assert_eq!(asking["inputRequests"]["first"]["method"], "elicitation/create");
+    assert_eq!(
+        keys(&asking),
+        ["first", "second"],
+        "consecutive asks form one round"
+    );
+    assert_eq!(
+        asking["inputRequests"]["first"]["method"],
+        "elicitation/create"
+    );
     // "MUST acknowledge the request with an empty result"; "MAY accept a partial set";
     // "SHOULD ignore any inputResponses ... not currently outstanding".
-    assert_eq!(partial, json!({ "resultType": "complete",
-        "_meta": partial["_meta"].clone() }));
+    assert_eq!(
+        partial,
+        json!({ "resultType": "complete",
+        "_meta": partial["_meta"].clone() })
+    );
     assert_eq!(still["status"], "input_required");
     assert_eq!(keys(&still), ["second"]);
     assert_eq!(bad.error().0, -32602);
-    assert!(bad.error().1.contains("`params.inputResponses.second`"), "{:?}", bad.error());
+    assert!(
+        bad.error().1.contains("`params.inputResponses.second`"),
+        "{:?}",
+        bad.error()
+    );
     assert_eq!(done["status"], "completed");
-    assert_eq!(done["result"]["content"][0]["text"], "true true", "the repeated key was ignored");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "true true",
+        "the repeated key was ignored"
+    );
     let info = server.task(&id).expect("kept");
     assert_eq!(info.answered, ["first", "second"]);
     check(&server);
@@ -306,11 +379,17 @@ async fn cancel_is_acknowledged_empty_even_for_a_terminal_task() {
     let peer = Peer::modern(&server.url(), with_tasks());
     let id = task_id(&call(&peer, 1, "build", json!({})).await);
 
-    let ack = peer.result(2, "tasks/cancel", json!({ "taskId": id })).await;
+    let ack = peer
+        .result(2, "tasks/cancel", json!({ "taskId": id }))
+        .await;
     server.advance_clock(Duration::from_secs(10));
     let after = get(&peer, 3, &id).await;
-    let again = peer.result(4, "tasks/cancel", json!({ "taskId": id })).await;
-    let unknown = peer.send(5, "tasks/cancel", json!({ "taskId": "nope" })).await;
+    let again = peer
+        .result(4, "tasks/cancel", json!({ "taskId": id }))
+        .await;
+    let unknown = peer
+        .send(5, "tasks/cancel", json!({ "taskId": "nope" }))
+        .await;
 
     for ack in [&ack, &again] {
         assert_eq!(ack["resultType"], "complete");
@@ -332,20 +411,39 @@ async fn a_listen_stream_that_names_a_task_hears_each_status_with_the_detailed_t
     let id = task_id(&call(&peer, 1, "build", json!({ "target": "app" })).await);
 
     let mut listen = peer
-        .stream(2, "subscriptions/listen", json!({ "notifications": { "taskIds": [id, "unknown"] } }))
+        .stream(
+            2,
+            "subscriptions/listen",
+            json!({ "notifications": { "taskIds": [id, "unknown"] } }),
+        )
         .await;
-    let ack = listen.next_notification("notifications/subscriptions/acknowledged").await;
+    let ack = listen
+        .next_notification("notifications/subscriptions/acknowledged")
+        .await;
     server.advance_clock(Duration::from_secs(5));
     let status = listen.next_notification("notifications/tasks").await;
     let refused = Peer::modern(&server.url(), json!({}))
-        .send(3, "subscriptions/listen", json!({ "notifications": { "taskIds": [id] } }))
+        .send(
+            3,
+            "subscriptions/listen",
+            json!({ "notifications": { "taskIds": [id] } }),
+        )
         .await;
 
-    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id, "unknown"]));
+    assert_eq!(
+        ack["params"]["notifications"]["taskIds"],
+        json!([id, "unknown"])
+    );
     assert_eq!(status["params"]["taskId"], json!(id));
     assert_eq!(status["params"]["status"], "completed");
-    assert_eq!(status["params"]["result"]["content"][0]["text"], "built app");
-    assert_eq!(status["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 2);
+    assert_eq!(
+        status["params"]["result"]["content"][0]["text"],
+        "built app"
+    );
+    assert_eq!(
+        status["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        2
+    );
     // "If a client requests task status notifications but does not declare the ...
     // extension capability, the server MUST return a JSON-RPC error".
     assert_eq!((refused.status, refused.error().0), (400, -32021));
@@ -390,19 +488,30 @@ async fn the_rmcp_client_polls_answers_and_reads_a_task_to_its_end() {
         panic!("expected a task, got {created:?}");
     };
     let id = created.task.task_id.clone();
-    let polled = client.get_task(GetTaskParams::new(&id)).await.expect("tasks/get");
+    let polled = client
+        .get_task(GetTaskParams::new(&id))
+        .await
+        .expect("tasks/get");
     let TaskPayload::InputRequired { input_requests } = &polled.task.payload else {
         panic!("expected input_required, got {polled:?}");
     };
     let answers = input_requests
         .keys()
-        .map(|key| (key.clone(), json!({ "action": "accept", "content": { "ok": true } })))
+        .map(|key| {
+            (
+                key.clone(),
+                json!({ "action": "accept", "content": { "ok": true } }),
+            )
+        })
         .collect();
     client
         .update_task(UpdateTaskParams::new(&id, answers))
         .await
         .expect("tasks/update");
-    let done = client.get_task(GetTaskParams::new(&id)).await.expect("tasks/get");
+    let done = client
+        .get_task(GetTaskParams::new(&id))
+        .await
+        .expect("tasks/get");
 
     let TaskPayload::Completed { result } = &done.task.payload else {
         panic!("expected completed, got {done:?}");

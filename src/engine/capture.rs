@@ -85,7 +85,11 @@ impl Recorder {
             .message
             .get("params")
             // tasks/* name their task: `log.mcp().method("tasks/get").name(id)` finds its polls.
-            .and_then(|p| p.get("name").or_else(|| p.get("uri")).or_else(|| p.get("taskId")))
+            .and_then(|p| {
+                p.get("name")
+                    .or_else(|| p.get("uri"))
+                    .or_else(|| p.get("taskId"))
+            })
             .and_then(Value::as_str)
             .map(str::to_string);
         // The log keeps only a cut copy of a large call's arguments, so

@@ -6,6 +6,8 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value, json};
 
+use super::script::Step;
+
 /// What reading a static resource returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
@@ -156,6 +158,12 @@ pub struct ResourceTemplateSpec {
     /// Values offered by `completion/complete` for each variable.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub completions: BTreeMap<String, Vec<String>>,
+    /// Steps run before `template` renders, as a tool's, over `{uri, vars, answers}`: in
+    /// 2026-07-28 its `ask` steps answer `input_required` (`resources/read` is one of the
+    /// methods multi round-trip requests name), in a legacy session they send requests to
+    /// the client; `template` reads the answers as `answers.<key>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub script: Vec<Step>,
 }
 
 impl ResourceSpec {
@@ -237,6 +245,7 @@ impl ResourceTemplateSpec {
             meta: None,
             template,
             completions: Default::default(),
+            script: Vec::new(),
         }
     }
 

@@ -46,7 +46,10 @@ impl Answer {
         let code = error["code"]
             .as_i64()
             .unwrap_or_else(|| panic!("expected a JSON-RPC error, got {}", self.response));
-        (code, error["message"].as_str().unwrap_or_default().to_string())
+        (
+            code,
+            error["message"].as_str().unwrap_or_default().to_string(),
+        )
     }
 }
 
@@ -150,7 +153,10 @@ impl Peer {
     pub async fn post(&self, body: &Value, headers: &[(&str, &str)]) -> reqwest::Response {
         let mut standard: Vec<(String, String)> = vec![
             ("content-type".into(), "application/json".into()),
-            ("accept".into(), "application/json, text/event-stream".into()),
+            (
+                "accept".into(),
+                "application/json, text/event-stream".into(),
+            ),
         ];
         match self.era {
             Era::Legacy => {
@@ -281,7 +287,11 @@ impl Peer {
     pub async fn respond(&self, id: &Value, result: Value) {
         let body = json!({ "jsonrpc": "2.0", "id": id, "result": result });
         let response = self.post(&body, &[]).await;
-        assert_eq!(response.status(), StatusCode::ACCEPTED, "the response is accepted");
+        assert_eq!(
+            response.status(),
+            StatusCode::ACCEPTED,
+            "the response is accepted"
+        );
     }
 }
 
@@ -316,7 +326,9 @@ impl Events {
             }
             let chunk = tokio::time::timeout(PATIENCE, self.response.chunk())
                 .await
-                .unwrap_or_else(|_| panic!("nothing arrived within {PATIENCE:?} while waiting for {what}"))
+                .unwrap_or_else(|_| {
+                    panic!("nothing arrived within {PATIENCE:?} while waiting for {what}")
+                })
                 .expect("read the stream");
             let Some(chunk) = chunk else {
                 return self.flush();

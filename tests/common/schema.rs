@@ -23,36 +23,15 @@ use serde_json::Value;
 /// The schemas the decoy ships, byte-identical to the specification's `schema.json` files.
 const MCP_2025_11_25: &str = include_str!("../../schema/mcp-2025-11-25.json");
 const MCP_2026_07_28: &str = include_str!("../../schema/mcp-2026-07-28.json");
-/// The tasks extension's messages, which the 2026-07-28 schema leaves to the extension.
-const TASKS_EXTENSION: &str = include_str!("tasks.schema.json");
 
 static LEGACY_ROOT: LazyLock<Value> = LazyLock::new(|| {
     serde_json::from_str(MCP_2025_11_25).expect("schema/mcp-2025-11-25.json is not JSON")
 });
 
 static MODERN_ROOT: LazyLock<Value> = LazyLock::new(|| {
-    let mut root: Value =
+    let root: Value =
         serde_json::from_str(MCP_2026_07_28).expect("schema/mcp-2026-07-28.json is not JSON");
-    let extension: Value =
-        serde_json::from_str(TASKS_EXTENSION).expect("tests/common/tasks.schema.json is not JSON");
-    // The extension's definitions join the core ones (their `$ref`s point at both), and its
-    // notification joins the server's notifications.
-    if let (Some(defs), Some(added)) = (
-        root["$defs"].as_object_mut(),
-        extension["$defs"].as_object(),
-    ) {
-        for (name, definition) in added {
-            assert!(
-                !defs.contains_key(name),
-                "tasks.schema.json redefines the core {name}"
-            );
-            defs.insert(name.clone(), definition.clone());
-        }
-    }
-    if let Some(members) = root["$defs"]["ServerNotification"]["anyOf"].as_array_mut() {
-        members.push(serde_json::json!({ "$ref": "#/$defs/TaskStatusNotification" }));
-    }
-    root
+    super::tasks_schema::with_extension(root)
 });
 
 /// Which schema a message is checked against: the one of the era it belongs to.

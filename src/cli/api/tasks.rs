@@ -18,8 +18,8 @@ use super::body::JsonBody;
 use super::live;
 use super::openapi::{Docs, Operation, Route, Verb};
 use super::support::hosted;
-use crate::cli::App;
 use crate::TaskInfo;
+use crate::cli::App;
 
 /// The longest the clock moves in one request: a day, the longest TTL a task can have.
 const MAX_ADVANCE_MS: u64 = 86_400_000;
@@ -172,7 +172,9 @@ async fn list(
     Path(server): Path<String>,
 ) -> Result<Json<Vec<Task>>, ApiError> {
     let hosted = hosted(&app, &server)?;
-    Ok(Json(live::tasks(&hosted).into_iter().map(Task::from).collect()))
+    Ok(Json(
+        live::tasks(&hosted).into_iter().map(Task::from).collect(),
+    ))
 }
 
 async fn one(

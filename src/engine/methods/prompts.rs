@@ -175,7 +175,9 @@ mod tests {
         let p = prompt(
             json!([{ "role": "user", "content": { "type": "text", "text": "Hi ${args.who}" } }]),
         );
-        let result = render(&p, &json!({ "args": { "who": "Ada" } })).await.expect("renders");
+        let result = render(&p, &json!({ "args": { "who": "Ada" } }))
+            .await
+            .expect("renders");
         assert_eq!(result["description"], "Greets");
         assert_eq!(result["messages"][0]["content"]["text"], "Hi Ada");
     }
@@ -183,7 +185,9 @@ mod tests {
     #[tokio::test]
     async fn a_whole_result_is_kept_as_rendered() {
         let p = prompt(json!({ "messages": [], "_meta": { "k": "${args.who}" } }));
-        let result = render(&p, &json!({ "args": { "who": "Ada" } })).await.expect("renders");
+        let result = render(&p, &json!({ "args": { "who": "Ada" } }))
+            .await
+            .expect("renders");
         assert_eq!(result, json!({ "messages": [], "_meta": { "k": "Ada" } }));
     }
 

@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
+use crate::engine::Engine;
 use crate::engine::methods::pagination;
+use crate::engine::methods::script::{self, Stop};
 use crate::engine::methods::{RequestCtx, method_not_found};
 use crate::engine::protocol::jsonrpc::{RpcError, code};
 use crate::engine::uri_template::UriTemplate;
@@ -45,7 +47,22 @@ pub(crate) async fn read(ctx: &RequestCtx) -> Result<Value, RpcError> {
     let Some((spec, vars)) = find_template(ctx, uri) else {
         return Err(not_found(ctx, uri));
     };
-    let contents = render(&spec, uri, vars).await.map_err(|problems| {
+    let vars: Map<String, Value> = vars.into_iter().map(|(k, v)| (k, json!(v))).collect();
+    let mut context = json!({ "uri": uri, "vars": vars, "answers": {} });
+    match script::run(ctx, method, &spec.script, spec.script.len(), &mut context).await {
+        Ok(()) => {}
+        // 2026-07-28: an `ask` answers `input_required` (mrtr.mdx names `resources/read`).
+        Err(Stop::InputRequired(result)) => return Ok(result),
+        Err(Stop::Refused(error) | Stop::Failed(error)) => return Err(error),
+        Err(Stop::Render(problem) | Stop::Client(problem)) => {
+            return Err(RpcError::new(
+                code::INTERNAL_ERROR,
+                format!("MCP Decoy: the script of resource template `{}` stopped before its contents: {problem}", spec.uri_template),
+            )
+            .with_data(json!({ "uri": uri, "uriTemplate": spec.uri_template })));
+        }
+    }
+    let contents = render(&spec, uri, &context).await.map_err(|problems| {
         tracing::debug!(uri_template = %spec.uri_template, uri, ?problems, "resource template failed to render");
         let mut message = String::from(RENDER_FAILURE_HEADLINE);
         for problem in &problems {
@@ -113,6 +130,18 @@ fn not_found(ctx: &RequestCtx, uri: &str) -> RpcError {
     RpcError::new(code, "Resource not found").with_data(json!({ "uri": uri }))
 }
 
+/// The resource template a `resources/read` of `uri` renders, when no static resource has
+/// that URI (its script decides what the request must declare).
+pub(crate) fn template_for(
+    engine: &Engine,
+    uri: &str,
+) -> Option<std::sync::Arc<ResourceTemplateSpec>> {
+    if engine.catalog.resources.get(uri).is_some() {
+        return None;
+    }
+    matching(engine, uri).map(|(spec, _)| spec)
+}
+
 /// The first visible template, in listing order, that `uri` is an expansion of.
 fn find_template(
     ctx: &RequestCtx,
@@ -121,7 +150,17 @@ fn find_template(
     std::sync::Arc<ResourceTemplateSpec>,
     BTreeMap<String, String>,
 )> {
-    ctx.engine
+    matching(&ctx.engine, uri)
+}
+
+fn matching(
+    engine: &Engine,
+    uri: &str,
+) -> Option<(
+    std::sync::Arc<ResourceTemplateSpec>,
+    BTreeMap<String, String>,
+)> {
+    engine
         .catalog
         .templates
         .visible()
@@ -133,16 +172,14 @@ fn find_template(
         })
 }
 
-/// Renders a template's `template` over `{uri, vars}` into `ReadResourceResult.contents`,
-/// or says everything that is wrong with the output.
+/// Renders a template's `template` over `{uri, vars, answers}` (`context`) into
+/// `ReadResourceResult.contents`, or says everything that is wrong with the output.
 async fn render(
     spec: &ResourceTemplateSpec,
     uri: &str,
-    vars: BTreeMap<String, String>,
+    context: &Value,
 ) -> Result<Vec<Value>, Vec<String>> {
-    let vars: Map<String, Value> = vars.into_iter().map(|(k, v)| (k, json!(v))).collect();
-    let context = json!({ "uri": uri, "vars": vars });
-    let output = template::render_value(&spec.template, &context)
+    let output = template::render_value(&spec.template, context)
         .await
         .map_err(|e| vec![e])?;
     let items = match output {
@@ -220,11 +257,13 @@ mod tests {
             meta: None,
             template,
             completions: BTreeMap::new(),
+            script: Vec::new(),
         }
     }
 
-    fn id(value: &str) -> BTreeMap<String, String> {
-        BTreeMap::from([("id".to_string(), value.to_string())])
+    /// The context of a read of `test://template/<value>/data`.
+    fn id(value: &str) -> Value {
+        json!({ "uri": format!("test://template/{value}/data"), "vars": { "id": value }, "answers": {} })
     }
 
     #[tokio::test]
@@ -233,7 +272,7 @@ mod tests {
             json!({ "text": { "$json": { "id": "${vars.id}" } } }),
             Some("application/json"),
         );
-        let contents = render(&t, "test://template/123/data", id("123"))
+        let contents = render(&t, "test://template/123/data", &id("123"))
             .await
             .expect("renders");
         assert_eq!(
@@ -255,7 +294,7 @@ mod tests {
             ]),
             Some("application/json"),
         );
-        let contents = render(&t, "test://template/1/data", id("1"))
+        let contents = render(&t, "test://template/1/data", &id("1"))
             .await
             .expect("renders");
         assert_eq!(contents[0]["uri"], "test://other");
@@ -267,7 +306,7 @@ mod tests {
     #[tokio::test]
     async fn output_that_is_not_resource_contents_names_each_problem() {
         let t = spec(json!({ "txt": "oops" }), None);
-        let problems = render(&t, "test://template/1/data", id("1"))
+        let problems = render(&t, "test://template/1/data", &id("1"))
             .await
             .expect_err("no text");
         assert!(

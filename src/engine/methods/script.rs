@@ -43,7 +43,11 @@ pub(crate) fn script_failure(problem: &str) -> Value {
 }
 
 /// Renders a field of script step `n` with the template's context.
-pub(crate) async fn render_step(n: usize, template: &Value, context: &Value) -> Result<Value, Stop> {
+pub(crate) async fn render_step(
+    n: usize,
+    template: &Value,
+    context: &Value,
+) -> Result<Value, Stop> {
     template::render_value(template, context)
         .await
         .map_err(|e| Stop::Render(format!("script step {n}: {e}")))

@@ -80,4 +80,3 @@ pub(crate) async fn call(ctx: &RequestCtx) -> Result<Value, RpcError> {
     }
     Ok(result)
 }
-

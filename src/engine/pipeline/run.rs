@@ -14,7 +14,7 @@ use super::outcome::{Outcome, Shape, Status, Streamed};
 use super::plan::{self, Plan, Setting};
 use crate::engine::Engine;
 use crate::engine::capture::Recorder;
-use crate::engine::methods::{self, Principal, RequestCtx, discover};
+use crate::engine::methods::{self, Principal, RequestCtx, discover, resources};
 use crate::engine::protocol::jsonrpc;
 use crate::engine::protocol::method::Method;
 use crate::engine::state::outbox::Outbox;
@@ -258,6 +258,12 @@ impl Pending {
             Some(Method::PromptsGet) => name
                 .and_then(|name| self.engine.catalog.prompts.get(name))
                 .is_some_and(|prompt| talks(&prompt.script)),
+            Some(Method::ResourcesRead) => request
+                .params
+                .get("uri")
+                .and_then(Value::as_str)
+                .and_then(|uri| resources::template_for(&self.engine, uri))
+                .is_some_and(|template| talks(&template.script)),
             // A waiting `tasks/result` carries the task's requests to the client (2025-11-25
             // "Input Required Status").
             Some(Method::TasksResult) => !modern,

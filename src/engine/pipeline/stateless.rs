@@ -13,6 +13,7 @@ use super::{Inbound, invalid, kind_of};
 use crate::engine::Engine;
 use crate::engine::capture::{Arrival, Recorder};
 use crate::engine::methods::listen::{self, Refused};
+use crate::engine::methods::resources;
 use crate::engine::protocol::VERSION_HEADER;
 use crate::engine::protocol::jsonrpc::{self, Incoming, RpcError, code};
 use crate::engine::protocol::method::Method;
@@ -91,12 +92,25 @@ fn admit(
             .and_then(|name| engine.catalog.tools.get(name)),
         _ => None,
     };
+    let named = |key: &str| params.get(key).and_then(Value::as_str);
     let prompt = match Method::parse(method) {
-        Some(Method::PromptsGet) => params
-            .get("name")
-            .and_then(Value::as_str)
-            .and_then(|name| engine.catalog.prompts.get(name)),
+        Some(Method::PromptsGet) => named("name").and_then(|name| engine.catalog.prompts.get(name)),
         _ => None,
+    };
+    let template = match Method::parse(method) {
+        Some(Method::ResourcesRead) => {
+            named("uri").and_then(|uri| resources::template_for(engine, uri))
+        }
+        _ => None,
+    };
+    let asking = match (&prompt, &template) {
+        (Some(prompt), _) => Some(("prompt", prompt.name.as_str(), prompt.script.as_slice())),
+        (None, Some(template)) => Some((
+            "resource template",
+            template.uri_template.as_str(),
+            template.script.as_slice(),
+        )),
+        (None, None) => None,
     };
     let declares_method = if method.starts_with("prompts/") {
         engine.serves_prompts()
@@ -110,7 +124,7 @@ fn admit(
     let served = Served {
         versions: &engine.versions,
         tool: tool.as_deref(),
-        prompt: prompt.as_deref(),
+        asking,
         declares_method,
     };
     modern::check(served, inbound.headers.as_ref(), method, params)

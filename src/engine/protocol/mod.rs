@@ -1,6 +1,7 @@
 //! The wire vocabulary both eras share: JSON-RPC messages, ids and error codes
 //! ([`jsonrpc`]), the MCP methods ([`method`]), revision negotiation ([`era`]), the rules a
-//! 2026-07-28 request must follow ([`modern`]), and the header and `_meta` names.
+//! 2026-07-28 request must follow ([`modern`]) and the capabilities it must declare
+//! ([`required`]), and the header and `_meta` names.
 //!
 //! Pure rules on values: nothing here holds state, touches a socket or knows the engine, so
 //! every other engine module may use it and it uses none of them (only `validate`'s
@@ -11,6 +12,7 @@ pub(crate) mod garble;
 pub(crate) mod jsonrpc;
 pub(crate) mod method;
 pub(crate) mod modern;
+pub(crate) mod required;
 
 /// The legacy session header (names are case-insensitive; `http` stores them lower-case).
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";

@@ -10,15 +10,14 @@
 
 use base64::Engine as _;
 use http::HeaderMap;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::jsonrpc::{RpcError, code};
 use super::method::{INITIALIZE, Method};
+use super::required;
 use super::{SESSION_HEADER, Status, VERSION_HEADER};
 use crate::engine::validate::headers::{is_tchar, param_headers};
-use crate::spec::{
-    AskMethod, LogLevel, PromptSpec, ProtocolVersion, Step, TaskSupport, ToolSpec,
-};
+use crate::spec::{LogLevel, ProtocolVersion, Step, ToolSpec};
 
 /// `_meta` keys of a modern request (`basic/index.mdx`, "Request metadata").
 pub(crate) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -26,8 +25,7 @@ const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 pub(crate) const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-/// The tasks extension's identifier, in `capabilities.extensions` on both sides.
-pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub(crate) use super::required::TASKS_EXTENSION;
 
 const METHOD_HEADER: &str = "mcp-method";
 const NAME_HEADER: &str = "mcp-name";
@@ -119,9 +117,10 @@ pub(crate) struct Served<'a> {
     pub(crate) versions: &'a [ProtocolVersion],
     /// The tool a `tools/call` names, when the catalog has it.
     pub(crate) tool: Option<&'a ToolSpec>,
-    /// The prompt a `prompts/get` names, when the catalog has it (its `ask`s need their
-    /// capabilities as a tool's do).
-    pub(crate) prompt: Option<&'a PromptSpec>,
+    /// The prompt a `prompts/get` names, or the resource template a `resources/read`
+    /// reads, when the catalog has it: its kind, name and script, whose `ask`s need their
+    /// capabilities as a tool's do.
+    pub(crate) asking: Option<(&'static str, &'a str, &'a [Step])>,
     /// Whether the server declares the capability the method belongs to: capabilities
     /// match handlers, so a method of an undeclared one is an unknown method, 404 like any
     /// other (`server/discover.mdx`; transports, "Protocol Version Header").
@@ -224,9 +223,11 @@ pub(crate) fn check(
             ),
         ));
     }
-    check_capabilities(method, served.tool, &capabilities)?;
-    if let Some(prompt) = served.prompt {
-        check_asks(&format!("prompt `{}`", prompt.name), &prompt.script, &capabilities)?;
+    let missing = |error| (Status::BadRequest, error);
+    required::capabilities(method, served.tool, &capabilities).map_err(missing)?;
+    if let Some((kind, name, script)) = served.asking {
+        let what = format!("{kind} `{name}`");
+        required::asks(&what, script, &capabilities).map_err(missing)?;
     }
     let log_level = match meta.and_then(|m| m.get(META_LOG_LEVEL)) {
         None | Some(Value::Null) => None,
@@ -429,80 +430,6 @@ pub(crate) fn decode_header_value(value: &str) -> Result<String, String> {
         .decode(inner)
         .map_err(|e| format!("the =?base64?…?= value is not valid base64 ({e})"))?;
     String::from_utf8(bytes).map_err(|_| "the =?base64?…?= value is not UTF-8".to_string())
-}
-
-/// A tool whose script asks the client for something needs that capability in this
-/// request's `_meta` (-32021 with `data.requiredCapabilities`, `basic/index.mdx`); so do the
-/// `tasks/*` methods and a tool that runs only as a task, the tasks extension (its
-/// "Capability Negotiation").
-fn check_capabilities(
-    method: &str,
-    tool: Option<&ToolSpec>,
-    declared: &Value,
-) -> Result<(), Refusal> {
-    let declares_tasks = declared
-        .get("extensions")
-        .and_then(|e| e.get(TASKS_EXTENSION))
-        .is_some();
-    let task_only = tool.is_some_and(|t| {
-        t.task
-            .as_ref()
-            .is_some_and(|task| task.support == TaskSupport::Required)
-    });
-    if !declares_tasks && (method.starts_with("tasks/") || task_only) {
-        let what = match tool.filter(|_| task_only) {
-            Some(tool) => format!("tool `{}` runs only as a task", tool.name),
-            None => format!("{method} belongs to the tasks extension"),
-        };
-        return Err((
-            Status::BadRequest,
-            RpcError::new(
-                code::MISSING_CLIENT_CAPABILITY,
-                format!("{what}: declare `extensions[\"{TASKS_EXTENSION}\"]` in this request's _meta clientCapabilities"),
-            )
-            .with_data(json!({ "requiredCapabilities": { "extensions": { TASKS_EXTENSION: {} } } })),
-        ));
-    }
-    match tool {
-        Some(tool) => check_asks(&format!("tool `{}`", tool.name), &tool.script, declared),
-        None => Ok(()),
-    }
-}
-
-/// The capabilities the non-optional `ask` steps of `script` (of `what`) need, which the
-/// request must declare (-32021 naming them).
-fn check_asks(what: &str, script: &[Step], declared: &Value) -> Result<(), Refusal> {
-    let mut required = Map::new();
-    for step in script {
-        // An optional ask is skipped for a client without the capability.
-        if let Step::Ask {
-            method,
-            optional: false,
-            ..
-        } = step
-        {
-            let key = match method {
-                AskMethod::Sampling => "sampling",
-                AskMethod::Elicitation => "elicitation",
-                AskMethod::Roots => "roots",
-            };
-            if declared.get(key).is_none() {
-                required.insert(key.into(), json!({}));
-            }
-        }
-    }
-    if required.is_empty() {
-        return Ok(());
-    }
-    let names: Vec<&String> = required.keys().collect();
-    Err((
-        Status::BadRequest,
-        RpcError::new(
-            code::MISSING_CLIENT_CAPABILITY,
-            format!("{what} needs the client capabilities {names:?}, which this request's _meta does not declare"),
-        )
-        .with_data(json!({ "requiredCapabilities": Value::Object(required) })),
-    ))
 }
 
 #[cfg(test)]

@@ -6,13 +6,12 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::headers::header_rules;
+use super::script::{steps, steps_with, task};
 use crate::engine::schema;
 use crate::engine::template;
 use crate::engine::uri_template::UriTemplate;
 use crate::error::{Error, ItemKind};
-use crate::spec::{
-    MAX_TASK_MS, PromptSpec, ResourceSpec, ResourceTemplateSpec, ServerSpec, Step, ToolSpec,
-};
+use crate::spec::{PromptSpec, ResourceSpec, ResourceTemplateSpec, ServerSpec, ToolSpec};
 
 /// Items of one kind a server may hold: a catalog edited in a loop (or over the app's REST
 /// API) must not grow without bound.
@@ -256,7 +255,16 @@ pub(crate) fn resource_template(spec: &ResourceTemplateSpec) -> Result<(), Error
             format!("is not a valid RFC 6570 URI template: {e}"),
         )
     })?;
-    template::check_with(&spec.template, &json!({ "uri": "", "vars": {} })).map_err(|reason| {
+    let context = json!({ "uri": "", "vars": {}, "answers": {} });
+    steps_with(&spec.script, &context).map_err(|reason| {
+        invalid(
+            ItemKind::ResourceTemplate,
+            &spec.uri_template,
+            "script",
+            reason,
+        )
+    })?;
+    template::check_with(&spec.template, &context).map_err(|reason| {
         invalid(
             kind,
             &spec.uri_template,
@@ -326,77 +334,6 @@ pub(crate) fn tool(spec: &ToolSpec) -> Result<(), Error> {
     })?;
     task(spec)?;
     super::responses::validate(spec)
-}
-
-/// A tool's task settings: TTL and poll interval in range, and asking first only with an
-/// `ask` to ask.
-fn task(spec: &ToolSpec) -> Result<(), Error> {
-    let Some(task) = &spec.task else {
-        return Ok(());
-    };
-    let invalid = |field: &'static str, reason: String| Error::Invalid {
-        kind: ItemKind::Tool,
-        name: spec.name.clone(),
-        field,
-        reason,
-    };
-    if let Some(ttl) = task.ttl_ms.filter(|ttl| *ttl == 0 || *ttl > MAX_TASK_MS) {
-        return Err(invalid(
-            "task.ttlMs",
-            format!("is {ttl}; it must be 1 to {MAX_TASK_MS} milliseconds, or null for unlimited"),
-        ));
-    }
-    if task.poll_interval_ms == 0 || task.poll_interval_ms > MAX_TASK_MS {
-        return Err(invalid(
-            "task.pollIntervalMs",
-            format!(
-                "is {}; it must be 1 to {MAX_TASK_MS} milliseconds",
-                task.poll_interval_ms
-            ),
-        ));
-    }
-    if task.ask_first && !matches!(spec.script.first(), Some(Step::Ask { .. })) {
-        return Err(invalid(
-            "task.askFirst",
-            "is set, but the script does not start with an `ask` step".into(),
-        ));
-    }
-    Ok(())
-}
-
-/// Step templates parse, and progress grows from step to step (basic/utilities/progress:
-/// "The `progress` value MUST increase with each notification"); the reason names the step.
-fn steps(script: &[Step]) -> Result<(), String> {
-    let mut last_progress: Option<f64> = None;
-    for (n, step) in script.iter().enumerate() {
-        let templates: Vec<Value> = match step {
-            Step::Progress {
-                progress, message, ..
-            } => {
-                if !progress.is_finite() || last_progress.is_some_and(|last| *progress <= last) {
-                    return Err(format!(
-                        "step {n}: progress {progress} must be a finite number greater than the previous progress step's"
-                    ));
-                }
-                last_progress = Some(*progress);
-                message.iter().cloned().map(Value::String).collect()
-            }
-            Step::Log { data, logger, .. } => std::iter::once(data.clone())
-                .chain(logger.iter().cloned().map(Value::String))
-                .collect(),
-            Step::Delay { .. } | Step::Notify { .. } => Vec::new(),
-            Step::Ask { params, .. } => vec![params.clone()],
-            Step::Wait { ms } => vec![ms.clone()],
-            Step::Fail { message, data, .. } => std::iter::once(Value::String(message.clone()))
-                .chain(data.iter().cloned())
-                .collect(),
-        };
-        for template in templates {
-            template::check(&template)
-                .map_err(|reason| format!("step {n}: the template does not parse: {reason}"))?;
-        }
-    }
-    Ok(())
 }
 
 /// 1-128 characters of `A-Z a-z 0-9 _ - .` (spec `Tool.name` guidance, product guide).

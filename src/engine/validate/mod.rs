@@ -1,6 +1,6 @@
 //! Every check of a spec before the engine runs it: items ([`items`]), tool responses ([`responses`]),
 //! delays and matchers ([`matchers`]), fault rules and session expiry ([`faults`]), `x-mcp-header`
-//! annotations ([`headers`]). Each problem is a typed [`Error`](crate::Error) naming the
+//! annotations ([`headers`]), script steps and task settings ([`script`]). Each problem is a typed [`Error`](crate::Error) naming the
 //! item and the field, in one message format, so a mistake surfaces when the spec is given,
 //! never at call time.
 //!
@@ -12,3 +12,4 @@ pub(crate) mod headers;
 pub(crate) mod items;
 pub(crate) mod matchers;
 pub(crate) mod responses;
+pub(crate) mod script;

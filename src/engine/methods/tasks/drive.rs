@@ -176,16 +176,23 @@ async fn run_instant(
             let shape = (*progress, *total, message.as_ref());
             let token = meta.progress_token.as_ref();
             let params = script::progress_params(n, token, shape, context).await?;
-            if let (Some(session), Some(params)) = (&session, params) {
-                let params = wire::with_related(params, &task.id);
-                session.send(jsonrpc::notification("notifications/progress", Some(params)));
-            }
             if let Some(message) = message {
-                let text = script::render_step(n, &json!(message), context).await?;
+                // The notification's message when there is one, so it renders once.
+                let text = match params.as_ref().and_then(|p| p.get("message")) {
+                    Some(rendered) => rendered.clone(),
+                    None => script::render_step(n, &json!(message), context).await?,
+                };
                 task.state().status_message = Some(match text {
                     Value::String(text) => text,
                     other => other.to_string(),
                 });
+            }
+            if let (Some(session), Some(params)) = (&session, params) {
+                let params = wire::with_related(params, &task.id);
+                session.send(jsonrpc::notification(
+                    "notifications/progress",
+                    Some(params),
+                ));
             }
         }
         Step::Log {
@@ -330,8 +337,10 @@ pub(crate) fn start_ticker(engine: &Arc<Engine>) {
 }
 
 /// Drives every live task, then sleeps until the next delay ends or something changes. It
-/// holds the engine only while driving, so a dropped server ends it.
+/// holds the engine only while driving, so a dropped server ends it, and it watches only the
+/// live tasks it was handed (a store full of finished tasks costs it nothing).
 async fn tick(engine: Weak<Engine>) {
+    let mut watching: Vec<Arc<Task>> = Vec::new();
     loop {
         let (mut changes, wait) = {
             let Some(engine) = engine.upgrade() else {
@@ -339,16 +348,20 @@ async fn tick(engine: Weak<Engine>) {
             };
             let mut changes = engine.tasks.subscribe();
             changes.borrow_and_update();
-            let now = engine.now();
+            watching.extend(engine.tasks.take_created());
             let mut next: Option<SystemTime> = None;
-            for task in engine.tasks.all() {
-                if !task.is_live(now) {
-                    continue;
-                }
-                if let Parked::Due(at) = drive(&engine, &task).await {
-                    next = Some(next.map_or(at, |earliest| earliest.min(at)));
+            let mut live = Vec::with_capacity(watching.len());
+            for task in watching.drain(..) {
+                match drive(&engine, &task).await {
+                    Parked::Done => {}
+                    Parked::Due(at) => {
+                        next = Some(next.map_or(at, |earliest| earliest.min(at)));
+                        live.push(task);
+                    }
+                    Parked::Waiting => live.push(task),
                 }
             }
+            watching = live;
             let now = engine.now();
             (
                 changes,

@@ -16,7 +16,10 @@
 //! other request naming it is told it does not exist.
 
 pub(crate) mod drive;
+mod result;
 pub(crate) mod wire;
+
+pub(crate) use result::result;
 
 use std::sync::Arc;
 
@@ -26,7 +29,7 @@ use super::{RequestCtx, method_not_found, mrtr, pagination};
 use crate::engine::protocol::jsonrpc::{RpcError, code};
 use crate::engine::protocol::modern::TASKS_EXTENSION;
 use crate::engine::schema;
-use crate::engine::state::tasks::{Ending, Task, TaskMeta, TaskStatus};
+use crate::engine::state::tasks::{Task, TaskMeta, TaskStatus};
 use crate::log::Era;
 use crate::spec::{ProtocolVersion, Step, TaskSupport, ToolSpec};
 
@@ -67,7 +70,9 @@ pub(crate) fn wanted(ctx: &RequestCtx, tool: &ToolSpec) -> Result<Option<Wanted>
         // tasks-dispatch-and-envelope). A required task without the extension was refused
         // at admission (-32021).
         let declared = declares_extension(ctx.session.client_capabilities());
-        return Ok((declared && support != TaskSupport::Forbidden).then_some(Wanted { ttl_ms: None }));
+        return Ok(
+            (declared && support != TaskSupport::Forbidden).then_some(Wanted { ttl_ms: None })
+        );
     }
     let requested = ctx.params.get("task").filter(|t| !t.is_null());
     let name = &tool.name;
@@ -170,12 +175,16 @@ pub(crate) fn create(
     Ok(wire::created(&task))
 }
 
-fn invalid_field(field: &str, reason: impl std::fmt::Display) -> RpcError {
-    RpcError::invalid_params(format!("`params.{field}` {reason}")).with_data(json!({ "field": field }))
+pub(super) fn invalid_field(field: &str, reason: impl std::fmt::Display) -> RpcError {
+    RpcError::invalid_params(format!("`params.{field}` {reason}"))
+        .with_data(json!({ "field": field }))
 }
 
 /// The params of a `tasks/*` request: an object with only `allowed` members (and `_meta`).
-fn params<'a>(ctx: &'a RequestCtx, allowed: &[&str]) -> Result<&'a Map<String, Value>, RpcError> {
+pub(super) fn params<'a>(
+    ctx: &'a RequestCtx,
+    allowed: &[&str],
+) -> Result<&'a Map<String, Value>, RpcError> {
     static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
     let params = match &ctx.params {
         Value::Null => &*EMPTY,
@@ -186,17 +195,29 @@ fn params<'a>(ctx: &'a RequestCtx, allowed: &[&str]) -> Result<&'a Map<String, V
         .keys()
         .find(|key| *key != "_meta" && !allowed.contains(&key.as_str()))
     {
-        return Err(invalid_field(key, format!("is not a param of this method (only {allowed:?})")));
+        return Err(invalid_field(
+            key,
+            format!("is not a param of this method (only {allowed:?})"),
+        ));
     }
     Ok(params)
 }
 
 /// The task `params.taskId` names, when this requestor can see it.
-fn find(ctx: &RequestCtx, method: &str, params: &Map<String, Value>) -> Result<Arc<Task>, RpcError> {
+pub(super) fn find(
+    ctx: &RequestCtx,
+    method: &str,
+    params: &Map<String, Value>,
+) -> Result<Arc<Task>, RpcError> {
     let id = params
         .get("taskId")
         .and_then(Value::as_str)
-        .ok_or_else(|| invalid_field("taskId", "must be a string naming a task (the `taskId` of its CreateTaskResult)"))?;
+        .ok_or_else(|| {
+            invalid_field(
+                "taskId",
+                "must be a string naming a task (the `taskId` of its CreateTaskResult)",
+            )
+        })?;
     let era = if ctx.session.version.is_modern() {
         Era::Modern
     } else {
@@ -204,8 +225,10 @@ fn find(ctx: &RequestCtx, method: &str, params: &Map<String, Value>) -> Result<A
     };
     let principal = ctx.principal.as_ref().map(|p| p.0.as_str());
     let not_found = || {
-        RpcError::invalid_params(format!("{method}: Failed to retrieve task: Task not found (`{id}`)"))
-            .with_data(json!({ "taskId": id }))
+        RpcError::invalid_params(format!(
+            "{method}: Failed to retrieve task: Task not found (`{id}`)"
+        ))
+        .with_data(json!({ "taskId": id }))
     };
     let task = ctx
         .engine
@@ -217,16 +240,16 @@ fn find(ctx: &RequestCtx, method: &str, params: &Map<String, Value>) -> Result<A
         return Err(not_found());
     }
     if task.expired(ctx.engine.now()) {
-        return Err(
-            RpcError::invalid_params(format!("{method}: Failed to retrieve task: Task has expired (`{id}`, its ttl ended)"))
-                .with_data(json!({ "taskId": id })),
-        );
+        return Err(RpcError::invalid_params(format!(
+            "{method}: Failed to retrieve task: Task has expired (`{id}`, its ttl ended)"
+        ))
+        .with_data(json!({ "taskId": id })));
     }
     Ok(task)
 }
 
 /// `tasks/*` exist on a server with task tools, in 2025-11-25 sessions and 2026-07-28.
-fn served(ctx: &RequestCtx, method: &str) -> Result<(), RpcError> {
+pub(super) fn served(ctx: &RequestCtx, method: &str) -> Result<(), RpcError> {
     if era_serves(ctx) {
         Ok(())
     } else {
@@ -244,7 +267,10 @@ pub(crate) async fn get(ctx: &RequestCtx) -> Result<Value, RpcError> {
     {
         let mut state = task.state();
         let since = state.record_poll(ctx.engine.now());
-        if faults.lost_after_polls.is_some_and(|n| state.poll_count > u64::from(n)) {
+        if faults
+            .lost_after_polls
+            .is_some_and(|n| state.poll_count > u64::from(n))
+        {
             state.lost = true;
             drop(state);
             return Err(RpcError::invalid_params(format!(
@@ -307,7 +333,11 @@ pub(crate) async fn update(ctx: &RequestCtx) -> Result<Value, RpcError> {
             if !problems.is_empty() {
                 return Err(invalid_field(
                     &format!("inputResponses.{}", asked.key),
-                    format!("must be a {kind} (the answer to {}): {}", asked.method.method(), problems.join("; ")),
+                    format!(
+                        "must be a {kind} (the answer to {}): {}",
+                        asked.method.method(),
+                        problems.join("; ")
+                    ),
                 ));
             }
         }
@@ -320,7 +350,7 @@ pub(crate) async fn update(ctx: &RequestCtx) -> Result<Value, RpcError> {
 
 /// Records the answer to outstanding request `key`; the task works again once its round is
 /// answered. An answer to no outstanding request is ignored.
-fn answer_key(ctx: &RequestCtx, task: &Task, key: &str, answer: Value) {
+pub(super) fn answer_key(ctx: &RequestCtx, task: &Task, key: &str, answer: Value) {
     drive::apply(&ctx.engine, task, |state, now| {
         let Some(slot) = state.pending.iter().position(|asked| asked.key == key) else {
             return;
@@ -384,118 +414,4 @@ pub(crate) fn list(ctx: &RequestCtx) -> Result<Value, RpcError> {
         .map(|t| wire::task(&t, &t.state()))
         .collect();
     pagination::page(ctx, "tasks/list", "tasks", items)
-}
-
-/// `tasks/result` (2025-11-25): waits until the task ends, then answers what the call would
-/// have: its result (with the related-task `_meta`) or its JSON-RPC error. While it waits,
-/// the task's `ask`s go to the client as requests on this request's stream.
-pub(crate) async fn result(ctx: &RequestCtx) -> Result<Value, RpcError> {
-    if ctx.session.version.is_modern() {
-        return Err(method_not_found("tasks/result"));
-    }
-    served(ctx, "tasks/result")?;
-    let params = params(ctx, &["taskId"])?;
-    loop {
-        // Subscribed before looking, so a change after the look wakes the wait below.
-        let mut changes = ctx.engine.tasks.subscribe();
-        changes.borrow_and_update();
-        let task = find(ctx, "tasks/result", params)?;
-        let parked = drive::drive(&ctx.engine, &task).await;
-        let (status, ending, unsent) = {
-            let mut state = task.state();
-            let unsent: Vec<_> = state
-                .pending
-                .iter_mut()
-                .filter(|asked| !asked.sent)
-                .map(|asked| {
-                    asked.sent = true;
-                    asked.clone()
-                })
-                .collect();
-            (state.status, state.ending.clone(), unsent)
-        };
-        if status.is_terminal() {
-            return match ending {
-                Some(Ending::Result(result)) => Ok(wire::with_related(result, &task.id)),
-                Some(Ending::Error(error)) => Err(rpc_error(&error)),
-                None => Err(RpcError::new(
-                    code::INTERNAL_ERROR,
-                    format!("tasks/result: task `{}` was cancelled, so it has no result", task.id),
-                )
-                .with_data(json!({ "taskId": task.id, "status": status.as_str() }))),
-            };
-        }
-        if !unsent.is_empty() {
-            ask_client(ctx, &task, unsent).await;
-            continue;
-        }
-        let wait = match parked {
-            drive::Parked::Due(at) => Some(at.duration_since(ctx.engine.now()).unwrap_or_default()),
-            _ => None,
-        };
-        match wait {
-            Some(wait) => {
-                tokio::select! {
-                    _ = changes.changed() => {}
-                    () = tokio::time::sleep(wait) => {}
-                }
-            }
-            None => {
-                let _ = changes.changed().await;
-            }
-        }
-    }
-}
-
-/// Sends the task's requests to the client on this request's stream, with the related-task
-/// `_meta` (2025-11-25 "Input Required Status"), and records the answers. A request the
-/// client refuses or lets time out ends the task as it ends a plain call.
-async fn ask_client(ctx: &RequestCtx, task: &Arc<Task>, asks: Vec<crate::engine::state::tasks::Asked>) {
-    for asked in asks {
-        let mut claim = Claim { task, key: asked.key.clone(), answered: false };
-        let params = if asked.params.is_null() { json!({}) } else { asked.params.clone() };
-        let params = wire::with_related(params, &task.id);
-        let timeout = std::time::Duration::from_millis(asked.timeout_ms);
-        match ctx.outbox.ask(asked.method.method(), params, timeout).await {
-            Ok(answer) => {
-                claim.answered = true;
-                answer_key(ctx, task, &asked.key, answer);
-            }
-            Err(problem) => {
-                claim.answered = true;
-                drive::client_failed(&ctx.engine, task, &problem);
-                return;
-            }
-        }
-    }
-}
-
-/// A request sent for a task; dropped unanswered (the `tasks/result` was cancelled or its
-/// stream closed), it is marked unsent, so the next `tasks/result` sends it again.
-struct Claim<'a> {
-    task: &'a Task,
-    key: String,
-    answered: bool,
-}
-
-impl Drop for Claim<'_> {
-    fn drop(&mut self) {
-        if self.answered {
-            return;
-        }
-        if let Some(asked) = self.task.state().pending.iter_mut().find(|a| a.key == self.key) {
-            asked.sent = false;
-        }
-    }
-}
-
-/// A stored JSON-RPC error object as an error to answer.
-fn rpc_error(error: &Value) -> RpcError {
-    let code = error.get("code").and_then(Value::as_i64).unwrap_or(code::INTERNAL_ERROR);
-    let message = error.get("message").and_then(Value::as_str).unwrap_or_default();
-    let mut rpc = RpcError::new(code, message);
-    if let Some(data) = error.get("data") {
-        rpc = rpc.with_data(data.clone());
-    }
-    rpc
 }

@@ -30,7 +30,10 @@ pub(crate) fn task(task: &Task, state: &TaskState) -> Value {
         out.insert("statusMessage".into(), json!(message));
     }
     out.insert("createdAt".into(), json!(timestamp(meta.created_at)));
-    out.insert("lastUpdatedAt".into(), json!(timestamp(state.last_updated_at)));
+    out.insert(
+        "lastUpdatedAt".into(),
+        json!(timestamp(state.last_updated_at)),
+    );
     let (ttl, poll) = match meta.era {
         Era::Modern => ("ttlMs", "pollIntervalMs"),
         _ => ("ttl", "pollInterval"),

@@ -213,6 +213,9 @@ pub(crate) struct Tasks {
     changes: watch::Sender<u64>,
     /// The background driver of this server's tasks (see `methods::tasks`), once started.
     ticker: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Tasks created since the ticker last looked: it watches only live tasks, so a store
+    /// full of finished ones costs it nothing.
+    created: Mutex<Vec<Arc<Task>>>,
 }
 
 #[derive(Debug, Default)]
@@ -229,6 +232,7 @@ impl Tasks {
             max: max.max(1),
             changes: watch::channel(0).0,
             ticker: Mutex::default(),
+            created: Mutex::default(),
         }
     }
 
@@ -256,10 +260,19 @@ impl Tasks {
             }
         }
         inner.order.push_back(task.id.clone());
-        inner.by_id.insert(task.id.clone(), task);
+        inner.by_id.insert(task.id.clone(), task.clone());
         drop(inner);
+        self.created
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(task);
         self.poke();
         Ok(())
+    }
+
+    /// The tasks created since the last call (the ticker's new work).
+    pub(crate) fn take_created(&self) -> Vec<Arc<Task>> {
+        std::mem::take(&mut *self.created.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Task>> {
@@ -292,6 +305,7 @@ impl Tasks {
         inner.by_id.clear();
         inner.order.clear();
         drop(inner);
+        self.take_created();
         self.poke();
     }
 
@@ -299,7 +313,10 @@ impl Tasks {
     /// the runtime it ran on, so it is started again on the new one).
     pub(crate) fn ensure_ticker(&self, start: impl FnOnce() -> tokio::task::JoinHandle<()>) {
         let mut ticker = self.ticker.lock().unwrap_or_else(|p| p.into_inner());
-        if ticker.as_ref().is_none_or(tokio::task::JoinHandle::is_finished) {
+        if ticker
+            .as_ref()
+            .is_none_or(tokio::task::JoinHandle::is_finished)
+        {
             *ticker = Some(start());
         }
     }
@@ -336,9 +353,12 @@ mod tests {
         tasks.insert(b.clone(), now).expect("second");
         let error = tasks.insert(task(now), now).expect_err("both live");
         assert!(error.contains("max_tasks"), "{error}");
-        a.state().end(TaskStatus::Completed, Ending::Result(json!({})), now);
+        a.state()
+            .end(TaskStatus::Completed, Ending::Result(json!({})), now);
         let c = task(now);
-        tasks.insert(c.clone(), now).expect("a finished one makes room");
+        tasks
+            .insert(c.clone(), now)
+            .expect("a finished one makes room");
         assert!(tasks.get(&a.id).is_none() && tasks.get(&c.id).is_some());
         // An expired task counts as finished too.
         let later = now + Duration::from_secs(2);
