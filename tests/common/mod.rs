@@ -216,9 +216,6 @@ pub async fn raw_tools_list(url: &str, session: &str) -> reqwest::Response {
 /// Checks of what a decoy sent against the MCP JSON schema.
 pub mod schema;
 
-/// The tasks extension's definitions for those checks.
-pub mod tasks_schema;
-
 /// A raw-HTTP client of either era.
 pub mod peer;
 

@@ -17,6 +17,10 @@ use std::fmt::Write as _;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use jsonschema::Validator;
+
+// A file of its own beside this one (some tests include this module alone, by path).
+#[path = "tasks_schema.rs"]
+mod tasks_schema;
 use mcp_decoy::log::{Direction, Entry, Era, Log, RpcKind, RpcMessage};
 use serde_json::Value;
 
@@ -31,7 +35,7 @@ static LEGACY_ROOT: LazyLock<Value> = LazyLock::new(|| {
 static MODERN_ROOT: LazyLock<Value> = LazyLock::new(|| {
     let root: Value =
         serde_json::from_str(MCP_2026_07_28).expect("schema/mcp-2026-07-28.json is not JSON");
-    super::tasks_schema::with_extension(root)
+    tasks_schema::with_extension(root)
 });
 
 /// Which schema a message is checked against: the one of the era it belongs to.

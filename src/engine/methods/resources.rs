@@ -316,10 +316,10 @@ mod tests {
             "{problems:?}"
         );
         let scalar = spec(json!("just text"), None);
-        assert!(render(&scalar, "u:x", id("1")).await.is_err());
+        assert!(render(&scalar, "u:x", &id("1")).await.is_err());
         let empty = spec(json!([]), None);
-        assert!(render(&empty, "u:x", id("1")).await.is_err());
+        assert!(render(&empty, "u:x", &id("1")).await.is_err());
         let failing = spec(json!({ "text": { "$eval": "vars.id + 1" } }), None);
-        assert!(render(&failing, "u:x", id("1")).await.is_err());
+        assert!(render(&failing, "u:x", &id("1")).await.is_err());
     }
 }

@@ -22,8 +22,9 @@ pub(crate) enum Outcome {
     Reply(Reply),
     /// The answer is a stream of the session's events (the handler runs on its own task).
     Stream(Streamed),
-    /// `subscriptions/listen`: a stream of change notifications until either side ends it.
-    Listen(Listening),
+    /// `subscriptions/listen`: a stream of change notifications until either side ends it
+    /// (boxed: its filter is the largest answer by far, and the others are common).
+    Listen(Box<Listening>),
     /// A fault answers instead of the server: an HTTP status with its body and headers.
     Status {
         status: u16,

@@ -170,11 +170,11 @@ fn listen_answer(
         );
     }
     match listen::open(engine, &id, params) {
-        Ok(subscription) => Outcome::Listen(Listening {
+        Ok(subscription) => Outcome::Listen(Box::new(Listening {
             session,
             subscription,
             record,
-        }),
+        })),
         Err(Refused::Invalid(error)) => refuse(record, Status::Ok, error),
         Err(Refused::Missing(error)) => refuse(record, Status::BadRequest, error),
         Err(Refused::Busy(error)) => refuse(record, Status::Unavailable, error),

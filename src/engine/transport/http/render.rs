@@ -29,7 +29,7 @@ pub(crate) async fn render(
         Outcome::Accepted => StatusCode::ACCEPTED.into_response(),
         Outcome::Reply(reply) => render_reply(engine, reply).await,
         Outcome::Stream(streamed) => sse::session_stream(engine.clone(), streamed, exchange),
-        Outcome::Listen(listening) => sse::listen_stream(engine.clone(), listening, exchange),
+        Outcome::Listen(listening) => sse::listen_stream(engine.clone(), *listening, exchange),
         Outcome::Status {
             status,
             body,

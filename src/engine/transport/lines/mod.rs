@@ -215,7 +215,7 @@ async fn deliver(engine: &Arc<Engine>, outcome: Outcome, out: &Queue, slot: &Slo
         Outcome::Accepted => {}
         Outcome::Reply(reply) => reply_lines(engine, reply, out, slot).await,
         Outcome::Stream(streamed) => stream_lines(engine, streamed, out).await,
-        Outcome::Listen(listening) => listen_lines(engine, listening, out).await,
+        Outcome::Listen(listening) => listen_lines(engine, *listening, out).await,
         // An HTTP status means nothing on a byte stream: the request goes unanswered.
         Outcome::Status { status, .. } => {
             tracing::debug!(status, "an http fault on a byte stream: nothing is written");
