@@ -473,9 +473,8 @@ async fn oauth_is_turned_on_consented_and_revoked_in_the_ui() {
     let (redirect, callback) = redirect_listener().await;
     ui.paste("[data-testid=redirect-uris]", &redirect).await;
     b.click("save-redirect-uris").await;
-    let mut saved = Value::Null;
     b.until("the API has the redirect URI", || async {
-        saved = ui.api_get("/servers/echo").await;
+        let saved = ui.api_get("/servers/echo").await;
         saved["auth"]["preRegisteredClients"][0]["redirectUris"] == json!([redirect])
     })
     .await;
