@@ -96,3 +96,31 @@ pub(crate) fn revoke_token(hosted: &Hosted, id: &str) -> Option<bool> {
     let live = auth.tokens(engine.now()).iter().any(|t| t.id == id);
     Some(live && auth.revoke(id))
 }
+
+/// Whose template a check is for; each renders with its own names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TemplateOwner {
+    /// `args` and `answers` (a script's answers).
+    Tool,
+    /// `args`.
+    Prompt,
+    /// `uri` and `vars`.
+    ResourceTemplate,
+}
+
+/// What saving an item with this template would refuse: the engine's check of errors that no
+/// arguments can fix (syntax, unknown operators or names, limits an empty render exceeds),
+/// the same check `validate/items.rs` runs on create and update; `None` when it passes.
+pub(crate) fn template_problem(owner: TemplateOwner, template: &serde_json::Value) -> Option<String> {
+    use crate::engine::template;
+    use serde_json::json;
+    match owner {
+        TemplateOwner::Tool => template::check(template),
+        // The contexts `validate/items.rs` checks prompts and resource templates with.
+        TemplateOwner::Prompt => template::check_with(template, &json!({ "args": {} })),
+        TemplateOwner::ResourceTemplate => {
+            template::check_with(template, &json!({ "uri": "", "vars": {} }))
+        }
+    }
+    .err()
+}
