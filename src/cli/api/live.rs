@@ -111,7 +111,10 @@ pub(crate) enum TemplateOwner {
 /// What saving an item with this template would refuse: the engine's check of errors that no
 /// arguments can fix (syntax, unknown operators or names, limits an empty render exceeds),
 /// the same check `validate/items.rs` runs on create and update; `None` when it passes.
-pub(crate) fn template_problem(owner: TemplateOwner, template: &serde_json::Value) -> Option<String> {
+pub(crate) fn template_problem(
+    owner: TemplateOwner,
+    template: &serde_json::Value,
+) -> Option<String> {
     use crate::engine::template;
     use serde_json::json;
     match owner {

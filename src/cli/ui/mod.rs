@@ -116,7 +116,10 @@ fn serve(path: &str) -> Response {
             HeaderValue::from_static(CSP),
         );
         headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-        headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+        headers.insert(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        );
     }
     response
 }
@@ -154,11 +157,17 @@ mod tests {
         for asset in ASSETS {
             let body = asset.body;
             if asset.media == HTML {
-                assert!(!body.contains(" style="), "{}: a style attribute", asset.path);
+                assert!(
+                    !body.contains(" style="),
+                    "{}: a style attribute",
+                    asset.path
+                );
                 assert!(!body.contains("<style"), "{}: an inline style", asset.path);
                 for script in body.split("<script").skip(1) {
                     assert!(
-                        script.trim_start().starts_with("type=\"module\" src=\"/ui/"),
+                        script
+                            .trim_start()
+                            .starts_with("type=\"module\" src=\"/ui/"),
                         "{}: an inline or foreign script",
                         asset.path
                     );
@@ -189,7 +198,12 @@ mod tests {
         assert_eq!(script.headers()[header::CONTENT_TYPE], JS);
         assert_eq!(script.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
         assert_eq!(script.headers()[header::CACHE_CONTROL], "no-cache");
-        assert!(script.headers().get(header::CONTENT_SECURITY_POLICY).is_none());
+        assert!(
+            script
+                .headers()
+                .get(header::CONTENT_SECURITY_POLICY)
+                .is_none()
+        );
         assert_eq!(serve("../Cargo.toml").status(), StatusCode::NOT_FOUND);
     }
 }

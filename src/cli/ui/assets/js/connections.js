@@ -22,6 +22,9 @@ export function mountConnections(root, route) {
   const sessionBody = h('tbody');
   const noSessions = h('p', { class: 'empty' }, 'No live sessions. Connect a client to ', h('code', {}, `/s/${route.server}/mcp`), '.');
   const sessionCount = h('span', { class: 'count', testid: 'session-count' });
+  const sessionTable = h('table', { class: 'grid', testid: 'sessions', hidden: true },
+    h('thead', {}, h('tr', {}, ['Client', 'Version', 'Session ID', 'Protocol', 'Transport', 'Since', ''].map((t) => h('th', {}, t)))),
+    sessionBody);
   const sessionRow = (id) => {
     const cells = { name: h('td'), version: h('td'), protocol: h('td'), transport: h('td'), since: h('td') };
     const tr = h('tr', { testid: 'session-row', data: { session: id } },
@@ -68,6 +71,7 @@ export function mountConnections(root, route) {
     h('p', { class: 'hint' }, 'The pre-registered client authenticates with client_secret_post: client_id and client_secret in the body of the token request.'),
     redirectForm);
   let savedRedirects = null;
+
   let oauthOn = false;
 
   oauthSwitch.addEventListener('change', async () => {
@@ -115,11 +119,12 @@ export function mountConnections(root, route) {
   const tokenBody = h('tbody');
   const noTokens = h('p', { class: 'empty' }, 'No live tokens.');
   const revokeAll = h('button', { type: 'button', testid: 'tokens-revoke-all', on: { click: () => revoke(null) } }, 'Revoke all');
+  const tokenTable = h('table', { class: 'grid', testid: 'tokens', hidden: true },
+    h('thead', {}, h('tr', {}, ['Kind', 'Client', 'Scopes', 'Issued', 'Expires', ''].map((t) => h('th', {}, t)))),
+    tokenBody);
   const tokenSection = h('section', { class: 'card', hidden: true },
     h('div', { class: 'pane-head' }, h('h2', {}, 'Tokens'), revokeAll),
-    h('table', { class: 'grid', testid: 'tokens' },
-      h('thead', {}, h('tr', {}, ['Kind', 'Client', 'Scopes', 'Issued', 'Expires', ''].map((t) => h('th', {}, t)))),
-      tokenBody),
+    tokenTable,
     noTokens);
   const tokenRow = (id) => {
     const cells = { kind: h('td'), client: h('td'), scopes: h('td'), issued: h('td'), expires: h('td', { testid: 'token-expiry' }) };
@@ -159,6 +164,7 @@ export function mountConnections(root, route) {
     }
     reconcile(sessionRows, sessionBody, sessions, (s) => s.id, sessionRow);
     noSessions.hidden = sessions.length > 0;
+    sessionTable.hidden = sessions.length === 0;
     setText(sessionCount, plural(sessions.length, 'live session', 'live sessions'));
 
     oauthOn = Boolean(server.auth);
@@ -185,6 +191,7 @@ export function mountConnections(root, route) {
     }
     reconcile(tokenRows, tokenBody, tokens, (t) => t.id, tokenRow);
     noTokens.hidden = tokens.length > 0;
+    tokenTable.hidden = tokens.length === 0;
     revokeAll.disabled = tokens.length === 0;
   };
 
@@ -194,9 +201,7 @@ export function mountConnections(root, route) {
       banner,
       h('section', { class: 'card' },
         h('div', { class: 'pane-head' }, h('h2', {}, 'Sessions'), sessionCount),
-        h('table', { class: 'grid', testid: 'sessions' },
-          h('thead', {}, h('tr', {}, ['Client', 'Version', 'Session ID', 'Protocol', 'Transport', 'Since', ''].map((t) => h('th', {}, t)))),
-          sessionBody),
+        sessionTable,
         noSessions),
       h('section', { class: 'card' },
         h('div', { class: 'pane-head' },

@@ -138,5 +138,7 @@ export function when(iso) {
 export function typing(event) {
   const target = event.target;
   if (!(target instanceof Element)) return false;
-  return target.closest('input, textarea, select, [contenteditable="true"]') !== null;
+  if (target.closest('textarea, select, [contenteditable="true"]')) return true;
+  const input = target.closest('input');
+  return input !== null && !['checkbox', 'radio', 'button', 'submit', 'reset'].includes(input.type);
 }

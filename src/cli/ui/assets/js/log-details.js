@@ -37,7 +37,7 @@ function httpDetails(r, link, carried) {
           ? [h('li', { class: 'hint' }, 'None.')]
           : records.map((m) => h('li', {},
             h('a', { href: link(m.id), testid: 'carried-link', data: { id: String(m.id) } }, `mcp #${m.id} ${m.method ?? m.kind}`),
-            ` ${m.direction === 'server_to_client' ? '← server' : '→ client'} ${m.kind}`))),
+            ` ${m.kind}, ${m.direction === 'server_to_client' ? 'server → client' : 'client → server'}`))),
       );
     },
     (problem) => carriedList.replaceChildren(h('li', { class: 'form-error' }, problem.detail)),
@@ -140,8 +140,10 @@ function curlSection(r) {
     setTimeout(() => (button.textContent = 'Copy as curl'), 1200);
   });
   render();
-  return section('Replay', h('div', { class: 'actions' }, button,
-    h('label', { class: 'check' }, reveal, 'Include secrets (Authorization, cookies, OAuth codes and secrets)')), preview);
+  return h('div', { class: 'detail-section' },
+    h('div', { class: 'actions' }, button,
+      h('label', { class: 'check', title: 'Authorization, cookies, API keys, OAuth codes and secrets' }, reveal, 'Include secrets')),
+    h('details', {}, h('summary', {}, 'Show the command'), preview));
 }
 
 /** The exchange's request as a curl command; secrets masked unless `secrets`. */

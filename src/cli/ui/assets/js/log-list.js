@@ -87,6 +87,9 @@ export class LogList {
     const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - MARGIN);
     const last = Math.min(total, Math.ceil((top + height) / ROW_HEIGHT) + MARGIN);
     const keep = new Set();
+    // Document order follows the list's order too, so whatever reads the rows (a screen
+    // reader, a test) meets the newest first. A row already in place is not moved.
+    let previous = null;
     for (let index = first; index < last; index++) {
       const id = this.ids[index];
       const row = this.rows.get(id);
@@ -96,8 +99,10 @@ export class LogList {
       if (!shown) {
         shown = { el: rowElement(), row: null, index: -1 };
         this.shown.set(id, shown);
-        this.canvas.append(shown.el);
       }
+      const expected = previous ? previous.nextSibling : this.canvas.firstChild;
+      if (expected !== shown.el) this.canvas.insertBefore(shown.el, expected);
+      previous = shown.el;
       if (shown.row !== row) {
         fill(shown.el, row);
         shown.row = row;

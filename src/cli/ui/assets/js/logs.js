@@ -41,7 +41,7 @@ export function mountLogs(root, route) {
   let selected = null;
   let detailTurn = 0;
 
-  const search = h('input', { type: 'search', testid: 'log-search', placeholder: 'Search method, URL, headers, bodies   ( / )', 'aria-label': 'Search the log', spellcheck: 'false' });
+  const search = h('input', { type: 'search', testid: 'log-search', placeholder: 'Search   ( / )', title: 'Case-insensitive, over the method, the URL, the headers and the bodies', 'aria-label': 'Search the log', spellcheck: 'false' });
   const count = h('span', { class: 'count', testid: 'log-count', 'aria-live': 'polite' });
   const state = h('span', { class: 'live-state', testid: 'log-state' });
   const pause = h('button', { type: 'button', testid: 'log-pause', on: { click: () => setPaused(!paused) } }, 'Pause');
