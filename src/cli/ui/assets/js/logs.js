@@ -83,7 +83,9 @@ export function mountLogs(root, route) {
   }
 
   function showCount() {
-    setText(count, plural(total, 'entry', 'entries') + (q === '' ? '' : ' match'));
+    // With a search, the count is of the matching entries (the API's `total` for `q`).
+    setText(count, plural(total, 'entry', 'entries'));
+    count.classList.toggle('filtered', q !== '');
     count.dataset.count = String(total);
   }
 
