@@ -12,7 +12,7 @@ import { h, reconcile, replace, setText } from './dom.js';
 import { clearProblem, showProblem } from './editor.js';
 import { itemForm } from './item-form.js';
 import { KINDS } from './kinds.js';
-import { poll } from './poll.js';
+import { poll, writeGuard } from './poll.js';
 
 export function mountCatalog(root, route) {
   const kind = KINDS[route.tab];
@@ -27,6 +27,7 @@ export function mountCatalog(root, route) {
   const editor = itemForm(kind);
   editor.form.addEventListener('submit', (event) => event.preventDefault());
 
+  const writes = writeGuard();
   let items = [];
   // The item the editor shows as the API last gave it; null for a new, unsaved one.
   let current = null;
@@ -37,8 +38,11 @@ export function mountCatalog(root, route) {
     replace(pane, h('div', { class: 'placeholder' }, h('p', {}, `Select a ${kind.noun}, or click New ${kind.noun}.`)));
 
   const refresh = async () => {
+    const ticket = writes.ticket();
     try {
-      items = await api.get(base);
+      const fresh = await api.get(base);
+      if (writes.stale(ticket)) return;
+      items = fresh;
       banner.hidden = true;
     } catch (problem) {
       setText(banner, problem.detail);
@@ -106,14 +110,21 @@ export function mountCatalog(root, route) {
     notice.hidden = true;
     clearProblem(editor.form);
     editor.load(item ?? kind.blank());
-    replace(pane, notice, editor.form);
+    // Moving the form would take the focus out of the field the user is in.
+    if (editor.form.parentNode !== pane) replace(pane, notice, editor.form);
     renderButtons();
     markSelected();
   };
 
+  // Rebuilt only when the item's state changes, so a button stays the same element while
+  // the item is edited and saved.
+  let shape = null;
   const renderButtons = () => {
     const published = Boolean(current?.published);
     setText(editor.title, current ? kind.key(current) : `New ${kind.noun}`);
+    const next = `${current ? 'saved' : 'new'} ${published}`;
+    if (next === shape) return;
+    shape = next;
     const buttons = [];
     const button = (testid, label, action, primary = false) =>
       h('button', { type: 'button', testid, class: primary ? 'primary' : null, on: { click: () => run(action) } }, label);
@@ -154,9 +165,9 @@ export function mountCatalog(root, route) {
   // the tool as it is saved and leaves any unsaved edits in the form, still unsaved.
   const save = async (extra, only = false) => {
     const body = only ? extra : { ...editor.body(current), ...extra };
-    const saved = current
-      ? await api.patch(`${base}/${seg(kind.key(current))}`, body)
-      : await api.post(base, body);
+    const saved = await writes.around(current
+      ? api.patch(`${base}/${seg(kind.key(current))}`, body)
+      : api.post(base, body));
     if (only && editor.dirty()) {
       current = saved;
       renderButtons();
@@ -168,7 +179,7 @@ export function mountCatalog(root, route) {
   };
 
   const remove = async () => {
-    await api.del(`${base}/${seg(kind.key(current))}`);
+    await writes.around(api.del(`${base}/${seg(kind.key(current))}`));
     current = null;
     open = false;
     placeholder();

@@ -7,10 +7,11 @@ import { api, seg, serverPath } from './api.js';
 import { confirmDialog } from './dialog.js';
 import { copyButton, h, plural, reconcile, replace, setText, when } from './dom.js';
 import { clearProblem, showProblem } from './editor.js';
-import { poll } from './poll.js';
+import { poll, writeGuard } from './poll.js';
 
 export function mountConnections(root, route) {
   const base = serverPath(route.server);
+  const writes = writeGuard();
   const banner = h('p', { class: 'error-banner', role: 'alert', hidden: true });
   const fail = (problem) => {
     setText(banner, problem.detail);
@@ -46,7 +47,7 @@ export function mountConnections(root, route) {
   };
   const closeSession = async (id) => {
     try {
-      await api.del(`${base}/sessions/${seg(id)}`);
+      await writes.around(api.del(`${base}/sessions/${seg(id)}`));
     } catch (problem) {
       fail(problem);
     }
@@ -65,10 +66,10 @@ export function mountConnections(root, route) {
       h('small', { class: 'hint' }, 'One URI per line, matched exactly. Without any, only Dynamic Client Registration works. Saving revokes every token and closes the sessions.')),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary', testid: 'save-redirect-uris' }, 'Save redirect URIs')));
   const oauthBody = h('div', { class: 'oauth-body', hidden: true },
-    h('dl', { class: 'pairs' },
+    h('div', { class: 'stack' }, h('dl', { class: 'pairs' },
       h('dt', {}, 'Client ID'), h('dd', {}, h('div', { class: 'copy-line' }, clientId, copyButton(() => clientId.textContent, 'oauth-client-id-copy'))),
       h('dt', {}, 'Client secret'), h('dd', {}, h('div', { class: 'copy-line' }, clientSecret, copyButton(() => clientSecret.textContent, 'oauth-client-secret-copy')))),
-    h('p', { class: 'hint' }, 'The pre-registered client authenticates with client_secret_post: client_id and client_secret in the body of the token request.'),
+    h('p', { class: 'hint' }, 'The pre-registered client authenticates with client_secret_post: client_id and client_secret in the body of the token request.')),
     redirectForm);
   let savedRedirects = null;
 
@@ -89,7 +90,7 @@ export function mountConnections(root, route) {
     }
     oauthSwitch.disabled = true;
     try {
-      await api.patch(base, { auth: on ? {} : null });
+      await writes.around(api.patch(base, { auth: on ? {} : null }));
       banner.hidden = true;
     } catch (problem) {
       oauthSwitch.checked = !on;
@@ -106,7 +107,7 @@ export function mountConnections(root, route) {
     clearProblem(redirectForm);
     const uris = redirects.value.split('\n').map((line) => line.trim()).filter((line) => line !== '');
     try {
-      await api.patch(base, { auth: { redirectUris: uris } });
+      await writes.around(api.patch(base, { auth: { redirectUris: uris } }));
       savedRedirects = null;
       refresh();
     } catch (problem) {
@@ -145,7 +146,7 @@ export function mountConnections(root, route) {
   };
   const revoke = async (id) => {
     try {
-      await api.del(id === null ? `${base}/oauth/tokens` : `${base}/oauth/tokens/${seg(id)}`);
+      await writes.around(api.del(id === null ? `${base}/oauth/tokens` : `${base}/oauth/tokens/${seg(id)}`));
     } catch (problem) {
       fail(problem);
     }
@@ -153,10 +154,12 @@ export function mountConnections(root, route) {
   };
 
   const refresh = async () => {
+    const ticket = writes.ticket();
     let server;
     let sessions;
     try {
       [server, sessions] = await Promise.all([api.get(base), api.get(`${base}/sessions`)]);
+      if (writes.stale(ticket)) return;
       banner.hidden = true;
     } catch (problem) {
       fail(problem);
@@ -185,6 +188,7 @@ export function mountConnections(root, route) {
     let tokens = [];
     try {
       tokens = await api.get(`${base}/oauth/tokens`);
+      if (writes.stale(ticket)) return;
     } catch (problem) {
       // OAuth turned off between the two requests: the next poll sees it.
       if (problem.status !== 404) fail(problem);

@@ -33,3 +33,25 @@ export function poll(fn, ms = 1000) {
     document.removeEventListener('visibilitychange', wake);
   };
 }
+
+/**
+ * Tells a poll's answer that started before a write ended from one that started after: a
+ * write calls `around(promise)`, a poll takes `ticket()` before its request and drops the
+ * answer if `stale(ticket)`. Without it, a poll sent just before a save could answer after
+ * it and show the old state for a second.
+ */
+export function writeGuard() {
+  let writes = 0;
+  return {
+    ticket: () => writes,
+    stale: (ticket) => ticket !== writes,
+    async around(promise) {
+      writes++;
+      try {
+        return await promise;
+      } finally {
+        writes++;
+      }
+    },
+  };
+}

@@ -6,7 +6,7 @@ import { api, serverPath } from './api.js';
 import { confirmDialog } from './dialog.js';
 import { copyButton, h, plural, reconcile, replace, setText } from './dom.js';
 import { showProblem, clearProblem } from './editor.js';
-import { poll } from './poll.js';
+import { poll, writeGuard } from './poll.js';
 
 export function mountServers(root) {
   const rows = new Map();
@@ -15,10 +15,14 @@ export function mountServers(root) {
   const formSlot = h('div');
   const banner = h('p', { class: 'error-banner', role: 'alert', hidden: true });
   let latest = [];
+  const writes = writeGuard();
 
   const refresh = async () => {
+    const ticket = writes.ticket();
     try {
-      latest = await api.get('/servers');
+      const fresh = await api.get('/servers');
+      if (writes.stale(ticket)) return;
+      latest = fresh;
       banner.hidden = true;
     } catch (problem) {
       setText(banner, problem.detail);
@@ -71,7 +75,7 @@ export function mountServers(root) {
     });
     if (!yes) return;
     try {
-      await api.del(serverPath(server.name));
+      await writes.around(api.del(serverPath(server.name)));
     } catch (problem) {
       setText(banner, problem.detail);
       banner.hidden = false;
@@ -124,7 +128,7 @@ export function mountServers(root) {
         if (!detail) {
           const body = { name: name.value };
           if (wantOauth) body.auth = {};
-          await api.post('/servers', body);
+          await writes.around(api.post('/servers', body));
         } else {
           const patch = {};
           if (name.value !== detail.name) patch.name = name.value;
@@ -139,7 +143,7 @@ export function mountServers(root) {
             }
             patch.auth = wantOauth ? {} : null;
           }
-          if (Object.keys(patch).length > 0) await api.patch(serverPath(detail.name), patch);
+          if (Object.keys(patch).length > 0) await writes.around(api.patch(serverPath(detail.name), patch));
         }
         replace(formSlot);
         refresh();
