@@ -3,7 +3,7 @@
 //! how the engine keeps its state.
 //!
 //! Owns: reading and editing a hosted server's catalog, sessions, OAuth tokens, guards and
-//! log source. Must not touch: HTTP, status codes or REST rules (the handlers decide those),
+//! log source, and the engine's checks that need no server (guards, templates). Must not touch: HTTP, status codes or REST rules (the handlers decide those),
 //! and no other file of `src/cli/api` (they import this one, never the other way round).
 
 use crate::cli::registry::Hosted;

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::ApiError;
 use super::body::JsonBody;
-use super::live::{self, TemplateOwner};
+use super::live;
 use super::openapi::{Docs, Operation, Route, Verb};
 
 /// What to check.
@@ -24,13 +24,13 @@ pub(crate) struct TemplateCheck {
     /// Whose template it is, which decides the names it may use: `tool` (the default;
     /// `args` and `answers`), `prompt` (`args`) or `resourceTemplate` (`uri` and `vars`).
     #[serde(default)]
-    pub(crate) owner: Owner,
+    pub(crate) owner: TemplateOwner,
 }
 
 /// The kinds of item that have a template.
 #[derive(Debug, Clone, Copy, Default, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub(crate) enum Owner {
+pub(crate) enum TemplateOwner {
     /// A tool's response template.
     #[default]
     Tool,
@@ -73,9 +73,9 @@ pub(crate) fn route(docs: &mut Docs) -> Route {
 
 async fn check(JsonBody(body): JsonBody<TemplateCheck>) -> Result<Json<TemplateVerdict>, ApiError> {
     let owner = match body.owner {
-        Owner::Tool => TemplateOwner::Tool,
-        Owner::Prompt => TemplateOwner::Prompt,
-        Owner::ResourceTemplate => TemplateOwner::ResourceTemplate,
+        TemplateOwner::Tool => live::TemplateOwner::Tool,
+        TemplateOwner::Prompt => live::TemplateOwner::Prompt,
+        TemplateOwner::ResourceTemplate => live::TemplateOwner::ResourceTemplate,
     };
     let error = live::template_problem(owner, &body.template);
     Ok(Json(TemplateVerdict {

@@ -30,7 +30,7 @@ export function mountServerView(root, route) {
       h('div', { class: 'page-head' },
         h('nav', { class: 'crumbs' }, h('a', { href: '#/servers', testid: 'back-to-servers' }, 'Servers'), ' / ', h('h1', {}, name)),
         h('div', { class: 'copy-line' }, url, copyButton(() => url.textContent, 'view-server-url-copy'))),
-      h('nav', { class: 'tabs', role: 'tablist' }, tabs),
+      h('nav', { class: 'tabs', 'aria-label': 'Server sections' }, tabs),
       body),
   );
   // The URL pattern is the app's: the same for every server, known from the header.
