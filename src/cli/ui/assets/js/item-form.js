@@ -117,9 +117,9 @@ function control(spec, kind) {
         h('option', { value: 'text' }, 'Text'),
         h('option', { value: 'blob' }, 'Blob (base64)'));
       const area = codeArea('body', spec.rows);
-      const el = field('text', label, h('div', { class: 'stack' }, which, area));
-      // The API names `blob` when a blob is at fault.
-      el.dataset.aliases = 'blob body';
+      // Two controls, so a group rather than a label; the API names `text` or `blob`.
+      const el = h('div', { class: 'field', role: 'group', 'aria-label': label, data: { field: 'text', aliases: 'blob body' } },
+        h('span', {}, label), h('div', { class: 'stack' }, which, area));
       return {
         el,
         set(item) {
