@@ -193,6 +193,8 @@ async fn a_tool_defined_in_the_ui_reaches_a_connected_client_and_its_traffic_sho
         error.to_lowercase().contains("error"),
         "the message says what is wrong: {error}"
     );
+    b.eval("document.querySelector('[data-testid=template-error]').scrollIntoView({ block: 'center' })")
+        .await;
     ui.shot("tool-template-error").await;
     ui.paste(
         "textarea[name=template]",
