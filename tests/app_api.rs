@@ -1722,3 +1722,78 @@ async fn the_template_check_refuses_exactly_what_saving_the_template_would_refus
         "no Content-Type",
     );
 }
+
+/// Resources and prompts have drafts too: `published: false` on create keeps one from clients
+/// (no list entry, no `list_changed`), `PATCH {"published": true}` publishes it, and
+/// `servers.json` keeps the state. Without the member they are published, as before.
+#[tokio::test]
+async fn resources_and_prompts_can_be_drafts_published_by_patch() {
+    let api = Api::start("api-drafts");
+    // A first published prompt gives the server the prompts capability (it rebuilds).
+    api.post("/servers/echo/prompts", json!({ "name": "greet" }))
+        .await
+        .expect(StatusCode::CREATED, "create greet");
+    api.post(
+        "/servers/echo/resources",
+        json!({ "uri": "memo://readme", "name": "readme", "text": "hi" }),
+    )
+    .await
+    .expect(StatusCode::CREATED, "create readme");
+    let (client, mut changed) = connect_watching(&api.mcp_url("echo")).await;
+
+    let draft = api
+        .post(
+            "/servers/echo/prompts",
+            json!({ "name": "summarize", "published": false }),
+        )
+        .await
+        .expect(StatusCode::CREATED, "create a draft prompt");
+    assert_eq!(draft["published"], false);
+    api.post(
+        "/servers/echo/resources",
+        json!({ "uri": "memo://wip", "name": "wip", "text": "soon", "published": false }),
+    )
+    .await
+    .expect(StatusCode::CREATED, "create a draft resource");
+    let prompts: Vec<String> = client
+        .list_all_prompts()
+        .await
+        .expect("prompts/list")
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(prompts, ["greet"], "the draft is not listed");
+    let resources: Vec<String> = client
+        .list_all_resources()
+        .await
+        .expect("resources/list")
+        .into_iter()
+        .map(|r| r.uri)
+        .collect();
+    assert_eq!(resources, ["memo://readme"], "the draft is not listed");
+    let saved = api.saved_server("echo").expect("echo");
+    assert_eq!(saved["prompts"][1]["published"], false, "{saved}");
+    assert_eq!(saved["resources"][1]["published"], false, "{saved}");
+
+    let published = api
+        .patch(
+            "/servers/echo/resources/memo%3A%2F%2Fwip",
+            json!({ "published": true }),
+        )
+        .await
+        .expect(StatusCode::OK, "publish the resource");
+    assert_eq!(published["published"], true);
+    let resources = client.list_all_resources().await.expect("resources/list");
+    assert_eq!(resources.len(), 2, "published now");
+    api.patch(
+        "/servers/echo/prompts/summarize",
+        json!({ "published": true }),
+    )
+    .await
+    .expect(StatusCode::OK, "publish the prompt");
+    let prompts = client.list_all_prompts().await.expect("prompts/list");
+    assert_eq!(prompts.len(), 2, "published now");
+    // The tools' notifications channel stays quiet: these were prompt and resource edits.
+    assert!(changed.stays_quiet().await, "no tools/list_changed");
+    drop(client);
+}

@@ -573,3 +573,34 @@ async fn oauth_is_turned_on_consented_and_revoked_in_the_ui() {
     drop(client);
     ui.browser.close().await;
 }
+
+/// Prompts (and resources and templates, which share the tab's code) are drafts until
+/// published, as tools are: Save draft keeps one from clients, Publish shows it.
+#[tokio::test]
+async fn a_prompt_is_saved_as_a_draft_and_published_in_the_ui() {
+    let ui = Ui::start("ui-prompt-draft").await;
+    let b = &ui.browser;
+    b.open(&ui.url("#/servers/echo/prompts")).await;
+    b.click("new-prompt").await;
+    ui.fill("[data-testid=prompt-form] input[name=name]", "summarize")
+        .await;
+    b.click("save-draft").await;
+    let state = "[data-prompt=\"summarize\"] [data-testid=prompt-state]";
+    b.text_until(state, "lists the draft", |t| t.trim() == "draft")
+        .await;
+    let saved = ui.api_get("/servers/echo/prompts/summarize").await;
+    assert_eq!(saved["published"], false, "{saved}");
+
+    b.css("[data-prompt=\"summarize\"] a")
+        .await
+        .click()
+        .await
+        .expect("open the draft");
+    b.click("publish").await;
+    b.text_until(state, "shows published", |t| t.trim() == "published")
+        .await;
+    let saved = ui.api_get("/servers/echo/prompts/summarize").await;
+    assert_eq!(saved["published"], true, "{saved}");
+    ui.shot("prompts").await;
+    ui.browser.close().await;
+}

@@ -53,6 +53,9 @@ pub struct PromptSpec {
     /// [`default_prompt_template`].
     #[serde(default = "default_prompt_template")]
     pub template: Value,
+    /// Drafts are neither listed nor usable by clients; `false` makes one (default `true`).
+    #[serde(default = "super::yes")]
+    pub published: bool,
 }
 
 /// The template of a prompt created without one: one user text message with the arguments
@@ -75,6 +78,7 @@ impl PromptSpec {
             icons: None,
             meta: None,
             template: default_prompt_template(),
+            published: true,
         }
     }
 

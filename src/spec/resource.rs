@@ -58,6 +58,9 @@ pub struct ResourceSpec {
     /// `_meta`, passed through to the listing and the contents.
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
+    /// Drafts are neither listed nor readable by clients; `false` makes one (default `true`).
+    #[serde(default = "super::yes")]
+    pub published: bool,
     /// What `resources/read` returns.
     #[serde(flatten)]
     pub body: ResourceBody,
@@ -84,6 +87,8 @@ struct ResourceWire {
     icons: Option<Value>,
     #[serde(default, rename = "_meta")]
     meta: Option<Value>,
+    #[serde(default = "super::yes")]
+    published: bool,
     #[serde(default)]
     text: Option<String>,
     #[serde(default)]
@@ -117,6 +122,7 @@ impl<'de> Deserialize<'de> for ResourceSpec {
             annotations: wire.annotations,
             icons: wire.icons,
             meta: wire.meta,
+            published: wire.published,
             body,
         })
     }
@@ -156,6 +162,9 @@ pub struct ResourceTemplateSpec {
     /// Values offered by `completion/complete` for each variable.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub completions: BTreeMap<String, Vec<String>>,
+    /// Drafts are neither listed nor usable by clients; `false` makes one (default `true`).
+    #[serde(default = "super::yes")]
+    pub published: bool,
 }
 
 impl ResourceSpec {
@@ -180,6 +189,7 @@ impl ResourceSpec {
             annotations: None,
             icons: None,
             meta: None,
+            published: true,
             body,
         }
     }
@@ -237,6 +247,7 @@ impl ResourceTemplateSpec {
             meta: None,
             template,
             completions: Default::default(),
+            published: true,
         }
     }
 

@@ -220,6 +220,7 @@ mod tests {
             meta: None,
             template,
             completions: BTreeMap::new(),
+            published: true,
         }
     }
 

@@ -1,7 +1,7 @@
 // One catalog tab (tools, resources, resource templates, prompts): the list and the editor
-// (product guide, "Define a tool"). A tool is a draft or published: Save draft and Publish
-// tool on a draft, Save changes and Unpublish on a published one. The other kinds have no
-// drafts in the API, so they are created and saved as they are.
+// (product guide, "Define a tool"). An item is a draft or published: Save draft and Publish
+// on a draft, Save changes and Unpublish on a published one. Every kind works so; a new one
+// starts as a draft here, though the API's own default is published for all but tools.
 //
 // The list follows edits made through the API by anyone else (polled every second). An
 // open editor takes those edits only while it has no unsaved changes of its own; otherwise
@@ -61,17 +61,15 @@ export function mountCatalog(root, route) {
 
   const makeRow = (key) => {
     const caption = h('small', {});
-    const badge = kind.drafts ? h('span', { class: 'state', testid: `${kind.one}-state` }) : null;
+    const badge = h('span', { class: 'state', testid: `${kind.one}-state` });
     const li = h('li', { data: { [camel(kind.one)]: key } },
       h('a', { href: link(key) }, h('span', { class: 'item-name' }, key), badge, caption));
     return {
       el: li,
       fill(item) {
         setText(caption, kind.caption(item) ?? '');
-        if (badge) {
-          setText(badge, item.published ? 'published' : 'draft');
-          badge.classList.toggle('published', Boolean(item.published));
-        }
+        setText(badge, item.published ? 'published' : 'draft');
+        badge.classList.toggle('published', Boolean(item.published));
       },
     };
   };
@@ -128,21 +126,14 @@ export function mountCatalog(root, route) {
     const buttons = [];
     const button = (testid, label, action, primary = false) =>
       h('button', { type: 'button', testid, class: primary ? 'primary' : null, on: { click: () => run(action) } }, label);
-    if (kind.drafts) {
-      setText(editor.state, current ? (published ? 'Published: clients list it.' : 'Draft: clients don\'t see it.') : 'New tools start as drafts.');
-      editor.state.classList.toggle('published', published);
-      if (published) {
-        buttons.push(button('save-changes', 'Save changes', () => save({}), true));
-        buttons.push(button('unpublish', 'Unpublish', () => save({ published: false }, true)));
-      } else {
-        buttons.push(button('save-draft', 'Save draft', () => save({ published: false })));
-        buttons.push(button('publish', 'Publish tool', () => save({ published: true }), true));
-      }
+    setText(editor.state, current ? (published ? 'Published: clients list it.' : 'Draft: clients don\'t see it.') : `New ${kind.noun}s start as drafts.`);
+    editor.state.classList.toggle('published', published);
+    if (published) {
+      buttons.push(button('save-changes', 'Save changes', () => save({}), true));
+      buttons.push(button('unpublish', 'Unpublish', () => save({ published: false }, true)));
     } else {
-      setText(editor.state, '');
-      buttons.push(current
-        ? button('save-changes', 'Save changes', () => save({}), true)
-        : button(`create-${kind.one}`, `Create ${kind.noun}`, () => save({}), true));
+      buttons.push(button('save-draft', 'Save draft', () => save({ published: false })));
+      buttons.push(button('publish', `Publish ${kind.noun}`, () => save({ published: true }), true));
     }
     if (current) buttons.push(h('span', { class: 'spacer' }), button(`delete-${kind.one}`, 'Delete', remove));
     replace(editor.actions, buttons);

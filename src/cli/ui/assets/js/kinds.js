@@ -19,7 +19,6 @@ export const KINDS = {
     one: 'tool',
     label: 'Tools',
     noun: 'tool',
-    drafts: true,
     owner: 'tool',
     key: (item) => item.name,
     blank: () => ({
@@ -62,7 +61,7 @@ export const KINDS = {
     label: 'Resources',
     noun: 'resource',
     key: (item) => item.uri,
-    blank: () => ({ uri: '', name: '', text: '' }),
+    blank: () => ({ uri: '', name: '', text: '', published: false }),
     caption: (item) => item.name,
     fields: [
       { name: 'uri', label: 'URI', type: 'text', hint: 'Unique on the server, such as memo://readme.' },
@@ -80,7 +79,7 @@ export const KINDS = {
     noun: 'resource template',
     owner: 'resourceTemplate',
     key: (item) => item.uriTemplate,
-    blank: () => ({ uriTemplate: '', name: '', template: { text: '${uri}' } }),
+    blank: () => ({ uriTemplate: '', name: '', template: { text: '${uri}' }, published: false }),
     caption: (item) => item.name,
     fields: [
       { name: 'uriTemplate', label: 'URI template', type: 'text', hint: 'RFC 6570, such as memo://notes/{id}.' },
@@ -108,6 +107,7 @@ export const KINDS = {
       name: '',
       arguments: [],
       template: [{ role: 'user', content: { type: 'text', text: { $json: { $eval: 'args' } } } }],
+      published: false,
     }),
     caption: (item) => item.title ?? item.description ?? '',
     fields: [
