@@ -604,3 +604,58 @@ async fn a_prompt_is_saved_as_a_draft_and_published_in_the_ui() {
     ui.shot("prompts").await;
     ui.browser.close().await;
 }
+
+/// A tool's responses and a server's fault rules are edited as JSON; what the API refuses
+/// shows next to the field, naming the entry at fault, and nothing is saved.
+#[tokio::test]
+async fn responses_and_fault_rules_are_edited_as_json_with_errors_that_name_the_field() {
+    let ui = Ui::start("ui-json-fields").await;
+    let b = &ui.browser;
+
+    // A response whose regex does not compile.
+    b.open(&ui.url("#/servers/echo/tools/echo")).await;
+    ui.paste(
+        "textarea[name=responses]",
+        r#"[{ "when": { "regex": { "pointer": "/message", "pattern": "(" } }, "result": { "content": [] } }]"#,
+    )
+    .await;
+    b.click("save-changes").await;
+    let error = b
+        .text_until("[data-testid=form-error]", "shows the API's problem", |t| {
+            t.contains("responses[0]")
+        })
+        .await;
+    assert!(
+        error.contains("regex") || error.contains("pattern"),
+        "{error}"
+    );
+    let tool = ui.api_get("/servers/echo/tools/echo").await;
+    assert!(tool.get("responses").is_none(), "nothing saved: {tool}");
+
+    // A fault rule with a status no HTTP answer has.
+    b.open(&ui.url("")).await;
+    b.css("tr[data-server=\"echo\"] [data-testid=server-rename]")
+        .await
+        .click()
+        .await
+        .expect("edit echo");
+    ui.paste(
+        "[data-testid=server-form] textarea[name=faults]",
+        r#"[{ "method": "tools/call", "fault": { "kind": "http", "status": 42 } }]"#,
+    )
+    .await;
+    b.click("server-save").await;
+    let error = b
+        .text_until("[data-testid=form-error]", "shows the API's problem", |t| {
+            t.contains("faults[0]")
+        })
+        .await;
+    assert!(!error.is_empty());
+    let server = ui.api_get("/servers/echo").await;
+    assert!(
+        server.get("faults").is_none_or(|f| f == &json!([])),
+        "nothing saved: {server}"
+    );
+    ui.shot("server-faults-error").await;
+    ui.browser.close().await;
+}

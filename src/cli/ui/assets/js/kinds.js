@@ -53,6 +53,13 @@ export const KINDS = {
         rows: 10,
         hint: 'json-e, rendered on every tools/call with `args`, the call\'s arguments; the output must be a CallToolResult.',
       },
+      {
+        name: 'responses',
+        label: 'Responses (optional)',
+        type: 'json',
+        rows: 5,
+        hint: 'A JSON array of responses tried in order before the template: {"when": matcher, "times": n, "result": template, "fault": ..., "delay": ...}. Errors name the entry, such as responses[0].when.',
+      },
     ],
   },
   resources: {

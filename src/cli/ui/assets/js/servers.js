@@ -5,7 +5,7 @@
 import { api, serverPath } from './api.js';
 import { confirmDialog } from './dialog.js';
 import { copyButton, h, plural, reconcile, replace, setText } from './dom.js';
-import { showProblem, clearProblem } from './editor.js';
+import { codeArea, parseJson, pretty, showProblem, clearProblem } from './editor.js';
 import { poll, writeGuard } from './poll.js';
 
 export function mountServers(root) {
@@ -103,6 +103,9 @@ export function mountServers(root) {
       h('option', { value: 'none', selected: !wasOauth }, 'None'),
       h('option', { value: 'oauth', selected: wasOauth }, 'OAuth 2.1'),
     );
+    // Fault rules are the server's (they can name a tool); edited as JSON, checked by the API.
+    const faults = detail ? codeArea('faults', 5) : null;
+    if (faults) faults.value = pretty(detail.faults ?? []);
     const form = h(
       'form',
       { class: 'card server-form', testid: 'server-form', novalidate: true },
@@ -113,6 +116,10 @@ export function mountServers(root) {
           : 'Clients connect to /s/NAME/mcp.')),
       h('label', { class: 'field', data: { field: 'auth' } }, h('span', {}, 'Authentication'), auth,
         h('small', { class: 'hint' }, 'OAuth 2.1 makes clients authorize first. Turning it on or off revokes every token and closes the sessions.')),
+      faults
+        ? h('label', { class: 'field', data: { field: 'faults' } }, h('span', {}, 'Fault rules'), faults,
+          h('small', { class: 'hint' }, 'A JSON array: {"method"?, "tool"?, "when"?, "skip"?, "times"?, "fault": {...}}. Errors name the rule, such as faults[0].fault.status.'))
+        : null,
       h(
         'div',
         { class: 'actions' },
@@ -132,6 +139,8 @@ export function mountServers(root) {
         } else {
           const patch = {};
           if (name.value !== detail.name) patch.name = name.value;
+          const rules = faults.value.trim() === '' ? [] : parseJson('faults', 'Fault rules', faults.value);
+          if (JSON.stringify(rules) !== JSON.stringify(detail.faults ?? [])) patch.faults = rules;
           if (wantOauth !== wasOauth) {
             if (!wantOauth) {
               const yes = await confirmDialog({
