@@ -659,3 +659,88 @@ async fn responses_and_fault_rules_are_edited_as_json_with_errors_that_name_the_
     ui.shot("server-faults-error").await;
     ui.browser.close().await;
 }
+
+/// The Logs tab's keyboard: `/` focuses the search box, the arrow keys move the selection
+/// through the entries, `Esc` closes the details.
+#[tokio::test]
+async fn the_logs_tab_answers_the_keyboard() {
+    use fantoccini::key::Key;
+
+    let ui = Ui::start("ui-keys").await;
+    let b = &ui.browser;
+    let client = common::connect(&ui.app.mcp_url("echo")).await;
+    call_ok(&client, "echo", json!({ "message": "one" })).await;
+    b.open(&ui.url("#/servers/echo/logs")).await;
+    b.css("[data-testid=log-row][data-name=\"tools/call\"]")
+        .await;
+    let body = b.css("body").await;
+
+    body.send_keys("/").await.expect("press /");
+    let focused = b
+        .eval("return document.activeElement.dataset.testid || ''")
+        .await;
+    assert_eq!(focused, json!("log-search"), "`/` focuses the search box");
+    b.eval("document.activeElement.blur()").await;
+
+    let rows = b.all("[data-testid=log-row]").await;
+    rows[0].click().await.expect("select the newest entry");
+    b.testid("log-details").await;
+    let selected = || async {
+        b.eval("const r = document.querySelector('[data-testid=log-row].selected'); return r ? r.dataset.id : null")
+            .await
+    };
+    let first = selected().await;
+    body.send_keys(&Key::Down.to_string())
+        .await
+        .expect("press the down arrow");
+    b.until("the down arrow selects the next entry", || async {
+        let now = selected().await;
+        !now.is_null() && now != first
+    })
+    .await;
+    body.send_keys(&Key::Escape.to_string())
+        .await
+        .expect("press Esc");
+    b.until("Esc closes the details", || async {
+        b.all("[data-testid=log-details]").await.is_empty()
+            || b.eval("const d = document.querySelector('[data-testid=log-details]'); return !d || d.hidden || d.offsetParent === null")
+                .await
+                == json!(true)
+    })
+    .await;
+    client.cancel().await.ok();
+    ui.browser.close().await;
+}
+
+/// At 1920×1080 the servers page and a server's Logs tab use the width: the log list and
+/// the details sit side by side, and nothing overflows the window horizontally.
+#[tokio::test]
+async fn the_pages_fit_a_1920_by_1080_window() {
+    let dir = Scratch::new("ui-1920");
+    let app = Running::start(dir.path());
+    let b = Browser::with_size(1920, 1080).await;
+    let ui = Ui {
+        app,
+        _dir: dir,
+        browser: b,
+        http: reqwest::Client::new(),
+    };
+    let b = &ui.browser;
+    for (page, ready) in [
+        ("", "tr[data-server=\"echo\"]"),
+        ("#/servers/echo/tools/echo", "textarea[name=template]"),
+        ("#/servers/echo/logs", "[data-testid=log-search]"),
+    ] {
+        b.open(&ui.url(page)).await;
+        b.css(ready).await;
+        let overflow = b
+            .eval("return document.documentElement.scrollWidth - window.innerWidth")
+            .await;
+        assert!(
+            overflow.as_i64().is_some_and(|px| px <= 0),
+            "{page}: the page is wider than the window by {overflow} px"
+        );
+    }
+    ui.shot("logs-1920").await;
+    ui.browser.close().await;
+}
