@@ -9,6 +9,8 @@
     reason = "each test binary compiles this module and uses only part of it"
 )]
 
+pub mod ui;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

@@ -50,13 +50,8 @@ macro_rules! item {
 
 item!(ToolSpec, Tool, name, tool, visible: published);
 item!(ResourceSpec, Resource, uri, resource, visible: published);
-item!(
-    ResourceTemplateSpec,
-    ResourceTemplate,
-    uri_template,
-    resource_template,
-    visible: published
-);
+#[rustfmt::skip]
+item!(ResourceTemplateSpec, ResourceTemplate, uri_template, resource_template, visible: published);
 item!(PromptSpec, Prompt, name, prompt, visible: published);
 
 /// Checks every item, and that keys are unique within each kind.
