@@ -236,6 +236,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("DELETE", "/servers/{server}/logs"),
     ("GET", "/servers/{server}/logs/stream"),
     ("GET", "/servers/{server}/logs/export"),
+    ("GET", "/servers/{server}/logs/export.har"),
     ("POST", "/templates/check"),
 ];
 
