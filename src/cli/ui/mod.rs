@@ -71,6 +71,9 @@ const ASSETS: &[Asset] = &[
     asset!("js/poll.js", JS),
     asset!("js/server-view.js", JS),
     asset!("js/servers.js", JS),
+    asset!("js/timeline.js", JS),
+    asset!("js/timeline-draw.js", JS),
+    asset!("js/timeline-model.js", JS),
 ];
 
 /// `GET /` and `GET /ui/{path}`, for any router state.

@@ -3,8 +3,9 @@
 //
 //   #/servers                         the servers page (also the empty hash)
 //   #/servers/NAME                    the server's tools tab
-//   #/servers/NAME/TAB                tools, resources, resource-templates, prompts, logs, connections
-//   #/servers/NAME/TAB/ITEM           one tool (resource URI, ...) open, or one log entry by id
+//   #/servers/NAME/TAB                tools, resources, resource-templates, prompts, logs, timeline, connections
+//   #/servers/NAME/TAB/ITEM           one tool (resource URI, ...) open, one log entry by id, or
+//                                     the timeline's session (`-`: the traffic outside any session)
 //
 // A view is `{ update(route), destroy() }`; moving within one server's view updates it, so
 // an open log stream or a half-typed form survives switching the selected entry.

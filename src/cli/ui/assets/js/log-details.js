@@ -154,7 +154,7 @@ export function curl(r, secrets) {
   const lines = [`curl -X ${r.method} ${quote(`${proto}://${host}${r.path}${query}`)}`];
   for (const [name, value] of r.requestHeaders) {
     if (CURL_SKIPS.has(name)) continue;
-    const shown = !secrets && SECRET_HEADERS.has(name) ? maskHeader(value) : value;
+    const shown = !secrets && SECRET_HEADERS.has(name) ? maskHeader(name, value) : value;
     lines.push(`-H ${quote(`${name}: ${shown}`)}`);
   }
   if (r.requestBody !== undefined) {
@@ -166,10 +166,11 @@ export function curl(r, secrets) {
   return lines.join(' \\\n  ');
 }
 
-/** `Bearer abc` keeps its scheme: what kind of credential it was is not the secret. */
-function maskHeader(value) {
+/** `Bearer abc` keeps its scheme: what kind of credential it was is not the secret. A cookie
+ * or an API key is masked whole. (The HAR export, logs/har.rs, masks the same way.) */
+function maskHeader(name, value) {
   const space = value.indexOf(' ');
-  return space > 0 ? `${value.slice(0, space)} ${MASK}` : MASK;
+  return name.endsWith('authorization') && space > 0 ? `${value.slice(0, space)} ${MASK}` : MASK;
 }
 
 function maskForm(text) {

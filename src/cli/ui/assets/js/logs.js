@@ -1,6 +1,6 @@
 // The Logs tab (product guide, "Read the logs"): the live list, newest at the top; the
-// search box, which filters with the API's own `q`; Pause, Resume, Clear and Export JSONL;
-// an entry's details; and the keyboard (`/`, the arrow keys, Escape).
+// search box, which filters with the API's own `q`; Pause, Resume, Clear, Export JSONL and
+// Export HAR; an entry's details; and the keyboard (`/`, the arrow keys, Escape).
 //
 // The list loads a page of `GET /logs`, then follows `GET /logs/stream`. A stream that closes
 // (Pause, a lost connection, a new search) reopens with `after`, so nothing is lost: `after` is
@@ -47,6 +47,11 @@ export function mountLogs(root, route) {
   const pause = h('button', { type: 'button', testid: 'log-pause', on: { click: () => setPaused(!paused) } }, 'Pause');
   const clear = h('button', { type: 'button', testid: 'log-clear', on: { click: clearAll } }, 'Clear');
   const exportLink = h('a', { class: 'button', testid: 'log-export', href: apiUrl(`${base}/export`), download: `${server}-logs.jsonl` }, 'Export JSONL');
+  // HAR: the server builds it (GET /logs/export.har), masking secrets unless asked not to.
+  const harLink = h('a', { class: 'button', testid: 'export-har', href: apiUrl(`${base}/export.har`), download: `${server}.har`,
+    title: 'The HTTP exchanges as a HAR 1.2 file, for a browser\'s network panel or a HAR viewer' }, 'Export HAR');
+  const harSecrets = h('input', { type: 'checkbox', testid: 'har-secrets',
+    on: { change: () => (harLink.href = apiUrl(`${base}/export.har${harSecrets.checked ? '?secrets=true' : ''}`)) } });
   const banner = h('p', { class: 'error-banner', role: 'alert', hidden: true });
   const detailBody = h('div', { class: 'details-scroll' });
   const panel = h('aside', { class: 'card log-details', testid: 'log-details', hidden: true, 'aria-label': 'Entry details' },
@@ -56,7 +61,8 @@ export function mountLogs(root, route) {
   const main = h('div', { class: 'log-main' }, list.el, panel);
 
   replace(root, h('div', { class: 'logs' },
-    h('div', { class: 'log-toolbar' }, search, count, state, h('span', { class: 'spacer' }), pause, clear, exportLink),
+    h('div', { class: 'log-toolbar' }, search, count, state, h('span', { class: 'spacer' }), pause, clear, exportLink, harLink,
+      h('label', { class: 'check', title: 'In the HAR file: Authorization, cookies, API keys, OAuth codes and secrets' }, harSecrets, 'Include secrets')),
     banner, main));
 
   search.addEventListener('input', debounce(() => {

@@ -1,12 +1,13 @@
 // One server's view: its name and URL, and the tabs (tools, resources, resource templates,
-// prompts, logs, connections). Switching tabs mounts the tab anew; moving within a tab (another
-// tool, another log entry) lets the tab update itself.
+// prompts, logs, timeline, connections). Switching tabs mounts the tab anew; moving within a
+// tab (another tool, another log entry, another session) lets the tab update itself.
 
 import { seg } from './api.js';
 import { copyButton, h, replace } from './dom.js';
 import { mountCatalog } from './catalog.js';
 import { mountConnections } from './connections.js';
 import { mountLogs } from './logs.js';
+import { mountTimeline } from './timeline.js';
 
 export const TABS = [
   { id: 'tools', label: 'Tools', mount: mountCatalog },
@@ -14,6 +15,7 @@ export const TABS = [
   { id: 'resource-templates', label: 'Resource templates', mount: mountCatalog },
   { id: 'prompts', label: 'Prompts', mount: mountCatalog },
   { id: 'logs', label: 'Logs', mount: mountLogs },
+  { id: 'timeline', label: 'Timeline', mount: mountTimeline },
   { id: 'connections', label: 'Connections', mount: mountConnections },
 ];
 
