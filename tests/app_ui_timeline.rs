@@ -11,11 +11,10 @@ mod browser;
 mod common;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use app_process::{Running, Scratch};
-use browser::{Browser, PATIENCE};
+use browser::PATIENCE;
+use browser::ui::Ui;
 use common::{Client, ListChanged, call_ok, text};
 use futures::StreamExt;
 use reqwest::StatusCode;
@@ -27,109 +26,70 @@ use serde_json::{Value, json};
 const TOKEN: &str = "timeline-secret-token";
 const API_KEY: &str = "timeline-api-key";
 
-/// One running app, a browser on its UI, and an HTTP client for its API.
-struct Ui {
-    app: Running,
-    _dir: Scratch,
-    browser: Browser,
-    http: reqwest::Client,
+/// `METHOD path` on the app's API, which must succeed; its JSON body (`null` when empty).
+async fn api(ui: &Ui, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+    let mut request = ui
+        .http
+        .request(method.clone(), format!("{}{path}", ui.app.api()));
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+    let status = response.status();
+    let text = response.text().await.expect("a body");
+    assert!(status.is_success(), "{method} {path}: {status} {text}");
+    serde_json::from_str(&text).unwrap_or(Value::Null)
 }
 
-impl Ui {
-    async fn start(name: &str) -> Ui {
-        let dir = Scratch::new(name);
-        let app = Running::start(dir.path());
-        let browser = Browser::start().await;
-        Ui {
-            app,
-            _dir: dir,
-            browser,
-            http: reqwest::Client::new(),
-        }
-    }
+/// Every record of `server`, newest first (the test logs stay under one page).
+async fn log_records(ui: &Ui, server: &str) -> Vec<Value> {
+    let page = ui
+        .api_get(&format!("/servers/{server}/logs?limit=1000"))
+        .await;
+    assert_eq!(page["nextCursor"], Value::Null, "one page holds the log");
+    page["records"].as_array().cloned().unwrap_or_default()
+}
 
-    /// `http://localhost:UI/PATH`.
-    fn url(&self, path: &str) -> String {
-        format!("http://localhost:{}/{path}", self.app.ui_port)
-    }
+/// Downloads `url` (a link of the page): its headers, its text and its JSON.
+async fn download_json(ui: &Ui, url: &str) -> (reqwest::header::HeaderMap, String, Value) {
+    let response = ui
+        .http
+        .get(url)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("GET {url}: {e}"));
+    assert_eq!(response.status(), StatusCode::OK, "GET {url}");
+    let headers = response.headers().clone();
+    let body = response.text().await.expect("the download");
+    let value = serde_json::from_str(&body)
+        .unwrap_or_else(|e| panic!("the download of {url} is not JSON ({e}): {body}"));
+    (headers, body, value)
+}
 
-    async fn api(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
-        let mut request = self
-            .http
-            .request(method.clone(), format!("{}{path}", self.app.api()));
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
-        let status = response.status();
-        let text = response.text().await.expect("a body");
-        assert!(status.is_success(), "{method} {path}: {status} {text}");
-        serde_json::from_str(&text).unwrap_or(Value::Null)
-    }
+/// The `href` of the link with `data-testid` `id`.
+async fn link(ui: &Ui, id: &str) -> String {
+    ui.browser
+        .testid(id)
+        .await
+        .prop("href")
+        .await
+        .unwrap_or_else(|e| panic!("read the href of {id}: {e}"))
+        .unwrap_or_else(|| panic!("{id} has an href"))
+}
 
-    async fn get(&self, path: &str) -> Value {
-        self.api(reqwest::Method::GET, path, None).await
-    }
-
-    /// Every record of `server`, newest first (the test logs stay under one page).
-    async fn records(&self, server: &str) -> Vec<Value> {
-        let page = self
-            .get(&format!("/servers/{server}/logs?limit=1000"))
-            .await;
-        assert_eq!(page["nextCursor"], Value::Null, "one page holds the log");
-        page["records"].as_array().cloned().unwrap_or_default()
-    }
-
-    /// Downloads `url` (a link of the page) and parses it as JSON.
-    async fn download_json(&self, url: &str) -> (reqwest::header::HeaderMap, String, Value) {
-        let response = self
-            .http
-            .get(url)
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("GET {url}: {e}"));
-        assert_eq!(response.status(), StatusCode::OK, "GET {url}");
-        let headers = response.headers().clone();
-        let body = response.text().await.expect("the download");
-        let value = serde_json::from_str(&body)
-            .unwrap_or_else(|e| panic!("the download of {url} is not JSON ({e}): {body}"));
-        (headers, body, value)
-    }
-
-    async fn shot(&self, name: &str) {
-        let dir = std::env::var_os("SCREENSHOTS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots"));
-        self.browser
-            .screenshot(&dir.join(format!("{name}.png")))
-            .await;
-    }
-
-    /// The `href` of the link with `data-testid` `id`.
-    async fn href(&self, id: &str) -> String {
-        self.browser
-            .testid(id)
-            .await
-            .prop("href")
-            .await
-            .unwrap_or_else(|e| panic!("read the href of {id}: {e}"))
-            .unwrap_or_else(|| panic!("{id} has an href"))
-    }
-
-    /// The rows of the timeline now, in order: `kind method direction` plus their data.
-    async fn timeline_rows(&self) -> Vec<Value> {
-        let rows = self
-            .browser
-            .eval(
-                "return [...document.querySelectorAll('[data-testid=timeline-row]')]\
-                 .map((el) => ({ ...el.dataset, text: el.textContent }));",
-            )
-            .await;
-        rows.as_array().cloned().unwrap_or_default()
-    }
+/// The rows of the timeline in the page now, in order: their data and their text.
+async fn timeline_rows(ui: &Ui) -> Vec<Value> {
+    let rows = ui
+        .browser
+        .eval(
+            "return [...document.querySelectorAll('[data-testid=timeline-row]')]\
+             .map((el) => ({ ...el.dataset, text: el.textContent }));",
+        )
+        .await;
+    rows.as_array().cloned().unwrap_or_default()
 }
 
 /// An rmcp client on `url` that sends `Authorization: Bearer TOKEN` and `X-API-Key`.
@@ -151,7 +111,7 @@ async fn connect_with_credentials(url: &str) -> (Client, ListChanged) {
 async fn session_with_stream(ui: &Ui, server: &str) -> String {
     let deadline = Instant::now() + PATIENCE;
     loop {
-        let sessions = ui.get(&format!("/servers/{server}/sessions")).await;
+        let sessions = ui.api_get(&format!("/servers/{server}/sessions")).await;
         if let Some(session) = sessions.as_array().and_then(|s| s.first()) {
             if session["streamOpen"] == true {
                 return session["id"].as_str().expect("a session id").to_string();
@@ -209,7 +169,8 @@ async fn the_timeline_shows_the_handshake_the_unanswered_list_change_and_the_cal
  {
     let ui = Ui::start("ui-timeline").await;
     let b = &ui.browser;
-    ui.api(
+    api(
+        &ui,
         reqwest::Method::PATCH,
         "/servers/echo",
         Some(json!({ "faults": [{ "method": "tools/call", "times": 1, "delay": { "ms": 40 } }] })),
@@ -220,7 +181,8 @@ async fn the_timeline_shows_the_handshake_the_unanswered_list_change_and_the_cal
     let echo_url = ui.app.mcp_url("echo");
     let (client, mut list_changed) = connect_with_credentials(&echo_url).await;
     let session = session_with_stream(&ui, "echo").await;
-    ui.api(
+    api(
+        &ui,
         reqwest::Method::POST,
         "/servers/echo/tools",
         Some(json!({ "name": "get_forecast", "published": true,
@@ -248,7 +210,7 @@ async fn the_timeline_shows_the_handshake_the_unanswered_list_change_and_the_cal
     .await;
     b.css("[data-testid=timeline-row][data-kind=response][data-method=\"tools/call\"]")
         .await;
-    let rows = ui.timeline_rows().await;
+    let rows = timeline_rows(&ui).await;
     let (init, _) = find(&rows, "initialize request", |r| {
         is(r, "request", "initialize", "client-to-server")
     });
@@ -324,13 +286,13 @@ async fn the_timeline_shows_the_handshake_the_unanswered_list_change_and_the_cal
     .await;
 
     // Export HAR: one entry per HTTP exchange, credentials masked.
-    let href = ui.href("export-har").await;
+    let href = link(&ui, "export-har").await;
     assert!(
         href.ends_with("/api/v1/servers/echo/logs/export.har"),
         "{href}"
     );
-    let (headers, body, har) = ui.download_json(&href).await;
-    let records = ui.records("echo").await;
+    let (headers, body, har) = download_json(&ui, &href).await;
+    let records = log_records(&ui, "echo").await;
     let exchanges = records
         .iter()
         .filter(|r| r["layer"] == "http" && r["kind"] == "exchange")
@@ -400,12 +362,12 @@ async fn the_timeline_shows_the_handshake_the_unanswered_list_change_and_the_cal
     // Include secrets: the API key comes back; the bearer token was never in the log.
     b.click("tab-logs").await;
     b.click("har-secrets").await;
-    let revealed = ui.href("export-har").await;
+    let revealed = link(&ui, "export-har").await;
     assert!(
         revealed.ends_with("/logs/export.har?secrets=true"),
         "{revealed}"
     );
-    let (_, body, har) = ui.download_json(&revealed).await;
+    let (_, body, har) = download_json(&ui, &revealed).await;
     let first = &har["log"]["entries"][0];
     assert_eq!(har_headers(first, "x-api-key"), [API_KEY]);
     assert_eq!(har_headers(first, "authorization"), ["Bearer [redacted]"]);
@@ -416,14 +378,14 @@ async fn the_timeline_shows_the_handshake_the_unanswered_list_change_and_the_cal
     client.cancel().await.ok();
     let deadline = Instant::now() + PATIENCE;
     let records = loop {
-        let records = ui.records("echo").await;
+        let records = log_records(&ui, "echo").await;
         if records.iter().any(|r| r["kind"] == "stream_end") {
             break records;
         }
         assert!(Instant::now() < deadline, "the GET stream's end is logged");
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
-    let (_, _, har) = ui.download_json(&href).await;
+    let (_, _, har) = download_json(&ui, &href).await;
     let exchanges: Vec<&Value> = records
         .iter()
         .filter(|r| r["layer"] == "http" && r["kind"] == "exchange")
