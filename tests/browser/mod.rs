@@ -20,8 +20,9 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{Value, json};
 
-/// How long an element or a condition may take to appear.
-pub const PATIENCE: Duration = Duration::from_secs(10);
+/// How long an element or a condition may take to appear. Generous: a debug app on a loaded
+/// CI machine serving a page of thousands of records has taken over 10 s; a hang still fails.
+pub const PATIENCE: Duration = Duration::from_secs(30);
 
 const INSTALL: &str = "the web UI tests drive a real Chromium: install it with \
     `sudo apt-get install chromium chromium-driver` (Debian, Ubuntu), or set CHROME and \
