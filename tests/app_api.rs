@@ -239,6 +239,8 @@ const ROUTES: &[(&str, &str)] = &[
     ("DELETE", "/servers/{server}/logs"),
     ("GET", "/servers/{server}/logs/stream"),
     ("GET", "/servers/{server}/logs/export"),
+    ("GET", "/servers/{server}/logs/export.har"),
+    ("POST", "/templates/check"),
 ];
 
 /// A concrete path for a route: an unknown server, so no probe changes anything.
@@ -276,16 +278,77 @@ async fn the_root_describes_the_instance() {
 }
 
 #[tokio::test]
-async fn the_ui_url_of_the_banner_points_at_the_api_until_the_web_ui_ships() {
-    let api = Api::start("api-ui-placeholder");
+async fn the_ui_url_serves_the_web_ui_from_the_binary_under_a_strict_policy() {
+    // Arrange
+    let api = Api::start("api-ui");
+    let origin = format!("http://localhost:{}", api.app.ui_port);
 
-    let page = reqwest::get(format!("http://localhost:{}/", api.app.ui_port))
+    // Act
+    let page = reqwest::get(format!("{origin}/"))
         .await
         .expect("GET the UI URL");
 
+    // Assert: the page, with a policy that allows nothing from elsewhere and no inline code.
     assert_eq!(page.status(), StatusCode::OK);
+    let header = |response: &reqwest::Response, name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    assert_eq!(
+        header(&page, "content-type").as_deref(),
+        Some("text/html; charset=utf-8")
+    );
+    assert_eq!(
+        header(&page, "content-security-policy").as_deref(),
+        Some(
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+             connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        )
+    );
+    assert_eq!(
+        header(&page, "x-content-type-options").as_deref(),
+        Some("nosniff")
+    );
+    assert_eq!(header(&page, "cache-control").as_deref(), Some("no-cache"));
     let html = page.text().await.expect("an HTML body");
-    assert!(html.contains("/api/v1/openapi.json"), "{html}");
+    // Every file the page names is served by the binary, with its media type.
+    for (path, media) in [
+        ("/ui/js/app.js", "text/javascript; charset=utf-8"),
+        ("/ui/app.css", "text/css; charset=utf-8"),
+        ("/ui/favicon.svg", "image/svg+xml"),
+    ] {
+        assert!(html.contains(path), "the page loads {path}: {html}");
+        let file = reqwest::get(format!("{origin}{path}"))
+            .await
+            .expect("GET a UI file");
+        assert_eq!(file.status(), StatusCode::OK, "{path}");
+        assert_eq!(
+            header(&file, "content-type").as_deref(),
+            Some(media),
+            "{path}"
+        );
+        assert_eq!(
+            header(&file, "x-content-type-options").as_deref(),
+            Some("nosniff")
+        );
+    }
+    let missing = reqwest::get(format!("{origin}/ui/js/nope.js"))
+        .await
+        .expect("GET a missing UI file");
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+
+    // The UI listener's Host check covers the page too: a tunnel to the UI port gets 403.
+    let tunnelled = api
+        .http
+        .get(format!("{origin}/"))
+        .header(HOST, format!("tunnel.example:{}", api.app.ui_port))
+        .send()
+        .await
+        .expect("GET with a foreign Host");
+    assert_eq!(tunnelled.status(), StatusCode::FORBIDDEN);
 }
 
 #[tokio::test]
@@ -652,6 +715,11 @@ async fn a_post_with_an_unknown_member_is_400_naming_it_on_every_route() {
             json!({ "name": "p", "arguments": [{ "name": "city", "require": true }] }),
             "arguments[0].require",
         ),
+        (
+            "/templates/check",
+            json!({ "template": {}, "ownr": "tool" }),
+            "ownr",
+        ),
     ];
 
     for (path, body, field) in cases {
@@ -726,6 +794,7 @@ async fn servers_are_created_read_updated_and_deleted_and_servers_json_follows_e
     assert_eq!(echo["url"], api.mcp_url("echo"));
     assert_eq!(echo["tools"], 1);
     assert_eq!(echo["publishedTools"], 1);
+    assert_eq!(echo["oauth"], false);
     assert_eq!(list[1]["sessions"], 1, "the client's session is live");
 
     // Get.
@@ -1548,4 +1617,187 @@ async fn oauth_token_routes_say_the_server_does_not_use_oauth() {
         "an unknown server",
     );
     assert!(detail.contains("no server named `nope`"), "{detail}");
+}
+
+// ---------------------------------------------------------------------------------------
+// The live template check
+
+#[tokio::test]
+async fn the_template_check_refuses_exactly_what_saving_the_template_would_refuse() {
+    let api = Api::start("api-template-check");
+    let check = |template: Value, owner: Option<&str>| {
+        let mut body = json!({ "template": template });
+        if let Some(owner) = owner {
+            body["owner"] = json!(owner);
+        }
+        api.post("/templates/check", body)
+    };
+
+    // A template that renders, and one whose errors only arguments decide (product guide:
+    // "Errors that depend on `args`, such as a missing property, appear when a client calls
+    // the tool"), both pass.
+    let fine = json!({ "content": [{ "type": "text", "text": "Forecast for ${args.city}" }] });
+    let verdict = check(fine.clone(), None)
+        .await
+        .expect(StatusCode::OK, "fine");
+    assert_eq!(verdict, json!({ "ok": true }));
+    let needs_args =
+        json!({ "content": [{ "type": "text", "text": { "$eval": "args.city.length" } }] });
+    let verdict = check(needs_args, None).await.expect(StatusCode::OK, "args");
+    assert_eq!(verdict, json!({ "ok": true }));
+    // The output is not checked as a CallToolResult: only a call does that.
+    let not_a_result = json!({ "anything": [1, 2] });
+    let verdict = check(not_a_result, None)
+        .await
+        .expect(StatusCode::OK, "not a result");
+    assert_eq!(verdict["ok"], true);
+
+    // Errors no arguments can fix: a syntax error, an unknown name.
+    let broken = json!({ "content": [{ "type": "text", "text": "${args.city" }] });
+    let verdict = check(broken.clone(), None)
+        .await
+        .expect(StatusCode::OK, "broken");
+    assert_eq!(verdict["ok"], false);
+    let error = verdict["error"].as_str().expect("an error");
+    assert!(error.contains("unterminated"), "{error}");
+    let unknown = json!({ "content": [{ "type": "text", "text": "${vars.id}" }] });
+    let verdict = check(unknown.clone(), None)
+        .await
+        .expect(StatusCode::OK, "unknown");
+    assert_eq!(verdict["ok"], false, "{verdict}");
+
+    // Each owner has its own names: `vars` is a resource template's, not a tool's.
+    let verdict = check(json!({ "text": "${vars.id}" }), Some("resourceTemplate"))
+        .await
+        .expect(StatusCode::OK, "resource template");
+    assert_eq!(verdict, json!({ "ok": true }));
+    let verdict = check(json!({ "text": "${args.x}" }), Some("resourceTemplate"))
+        .await
+        .expect(StatusCode::OK, "args in a resource template");
+    assert_eq!(verdict["ok"], false);
+    let verdict = check(json!([]), Some("prompt"))
+        .await
+        .expect(StatusCode::OK, "prompt");
+    assert_eq!(verdict, json!({ "ok": true }));
+
+    // What the check refuses, a save refuses, naming `template`; what it passes, a save takes.
+    for template in [broken, unknown] {
+        api.post(
+            "/servers/echo/tools",
+            json!({ "name": "t", "template": template }),
+        )
+        .await
+        .problem(
+            StatusCode::BAD_REQUEST,
+            Some("template"),
+            "save a refused template",
+        );
+    }
+    api.post(
+        "/servers/echo/tools",
+        json!({ "name": "t", "template": fine }),
+    )
+    .await
+    .expect(StatusCode::CREATED, "save a template the check passes");
+
+    // Bodies are checked like every other POST's.
+    api.post("/templates/check", json!({})).await.problem(
+        StatusCode::BAD_REQUEST,
+        Some("body"),
+        "no template",
+    );
+    api.post(
+        "/templates/check",
+        json!({ "template": {}, "owner": "tools" }),
+    )
+    .await
+    .problem(StatusCode::BAD_REQUEST, Some("owner"), "an unknown owner");
+    let reply = api
+        .send(
+            api.http
+                .post(api.url("/templates/check"))
+                .body(r#"{"template": {}}"#),
+            "no Content-Type",
+        )
+        .await;
+    reply.problem(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        Some("Content-Type"),
+        "no Content-Type",
+    );
+}
+
+/// Resources and prompts have drafts too: `published: false` on create keeps one from clients
+/// (no list entry, no `list_changed`), `PATCH {"published": true}` publishes it, and
+/// `servers.json` keeps the state. Without the member they are published, as before.
+#[tokio::test]
+async fn resources_and_prompts_can_be_drafts_published_by_patch() {
+    let api = Api::start("api-drafts");
+    // A first published prompt gives the server the prompts capability (it rebuilds).
+    api.post("/servers/echo/prompts", json!({ "name": "greet" }))
+        .await
+        .expect(StatusCode::CREATED, "create greet");
+    api.post(
+        "/servers/echo/resources",
+        json!({ "uri": "memo://readme", "name": "readme", "text": "hi" }),
+    )
+    .await
+    .expect(StatusCode::CREATED, "create readme");
+    let (client, mut changed) = connect_watching(&api.mcp_url("echo")).await;
+
+    let draft = api
+        .post(
+            "/servers/echo/prompts",
+            json!({ "name": "summarize", "published": false }),
+        )
+        .await
+        .expect(StatusCode::CREATED, "create a draft prompt");
+    assert_eq!(draft["published"], false);
+    api.post(
+        "/servers/echo/resources",
+        json!({ "uri": "memo://wip", "name": "wip", "text": "soon", "published": false }),
+    )
+    .await
+    .expect(StatusCode::CREATED, "create a draft resource");
+    let prompts: Vec<String> = client
+        .list_all_prompts()
+        .await
+        .expect("prompts/list")
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(prompts, ["greet"], "the draft is not listed");
+    let resources: Vec<String> = client
+        .list_all_resources()
+        .await
+        .expect("resources/list")
+        .into_iter()
+        .map(|r| r.uri)
+        .collect();
+    assert_eq!(resources, ["memo://readme"], "the draft is not listed");
+    let saved = api.saved_server("echo").expect("echo");
+    assert_eq!(saved["prompts"][1]["published"], false, "{saved}");
+    assert_eq!(saved["resources"][1]["published"], false, "{saved}");
+
+    let published = api
+        .patch(
+            "/servers/echo/resources/memo%3A%2F%2Fwip",
+            json!({ "published": true }),
+        )
+        .await
+        .expect(StatusCode::OK, "publish the resource");
+    assert_eq!(published["published"], true);
+    let resources = client.list_all_resources().await.expect("resources/list");
+    assert_eq!(resources.len(), 2, "published now");
+    api.patch(
+        "/servers/echo/prompts/summarize",
+        json!({ "published": true }),
+    )
+    .await
+    .expect(StatusCode::OK, "publish the prompt");
+    let prompts = client.list_all_prompts().await.expect("prompts/list");
+    assert_eq!(prompts.len(), 2, "published now");
+    // The tools' notifications channel stays quiet: these were prompt and resource edits.
+    assert!(changed.stays_quiet().await, "no tools/list_changed");
+    drop(client);
 }

@@ -1,8 +1,8 @@
 //! The logs routes of the REST API (product guide, "Read the logs" and the REST table),
 //! against the real `mcp-decoy` binary: the list newest first with cursor pagination, the
 //! `q` and `carriedBy` filters, one record, clear, the live stream with `after` replay and
-//! in-place updates, the JSONL export, `--log-limit` shared by every server, and the memory
-//! bounds: bodies kept truncated and `--log-bytes`.
+//! in-place updates, the JSONL and HAR exports, `--log-limit` shared by every server, and the
+//! memory bounds: bodies kept truncated and `--log-bytes`.
 
 mod app_process;
 mod common;
@@ -867,6 +867,178 @@ async fn the_export_holds_every_record_of_the_server_as_json_lines() {
         "the same records as the list, oldest first"
     );
     assert!(!text.contains("not exported"));
+}
+
+/// The values of a HAR entry's request headers named `name`.
+fn har_header(entry: &Value, name: &str) -> Vec<String> {
+    entry["request"]["headers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|h| h["name"] == name)
+        .filter_map(|h| h["value"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[tokio::test]
+async fn the_har_export_has_one_entry_per_exchange_with_secrets_masked_unless_asked() {
+    // Arrange: a call with a cookie and an API key, a POST with a secret in its query, a
+    // form body with a client secret, and traffic of another server.
+    let dir = Scratch::new("logs-har");
+    let app = start(&dir, &[]);
+    let api = Api::of(&app);
+    let url = app.mcp_url("echo");
+    let mut session = Session::open(&url).await;
+    session
+        .call(
+            "echo",
+            json!({ "message": "hello" }),
+            &[
+                ("cookie", "sid=abc123; theme=dark"),
+                ("x-api-key", "key-123"),
+            ],
+        )
+        .await;
+    let queried = session
+        .http
+        .post(format!("{url}?code=c0de&x=1"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &session.id)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(json!({ "jsonrpc": "2.0", "id": 90, "method": "ping" }).to_string())
+        .send()
+        .await
+        .expect("POST with a query");
+    assert_eq!(queried.status(), StatusCode::OK);
+    let form = session
+        .http
+        .post(&url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("grant_type=client_credentials&client_secret=shh")
+        .send()
+        .await
+        .expect("POST a form");
+    assert!(form.status().is_client_error(), "{}", form.status());
+    let mut two = Session::open(&app.mcp_url("two")).await;
+    two.call("echo", json!({ "message": "not exported" }), &[])
+        .await;
+    let exchanges: Vec<Value> = api
+        .all("echo", "")
+        .await
+        .into_iter()
+        .rev()
+        .filter(|r| r["layer"] == "http")
+        .collect();
+
+    // Act
+    let response = api
+        .http
+        .get(format!("{}/servers/echo/logs/export.har", api.base))
+        .send()
+        .await
+        .expect("GET export.har");
+
+    // Assert: a HAR 1.2 document, one entry per exchange, oldest first.
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response
+            .headers()
+            .get("content-disposition")
+            .and_then(|v| v.to_str().ok()),
+        Some("attachment; filename=\"echo.har\"")
+    );
+    let text = response.text().await.expect("the HAR");
+    let har: Value = serde_json::from_str(&text).expect("the HAR is JSON");
+    assert_eq!(har["log"]["version"], "1.2");
+    let entries = har["log"]["entries"].as_array().expect("entries");
+    assert_eq!(
+        entries.iter().map(|e| e["_id"].clone()).collect::<Vec<_>>(),
+        exchanges
+            .iter()
+            .map(|r| r["id"].clone())
+            .collect::<Vec<_>>(),
+        "one entry per http record, oldest first"
+    );
+    for (entry, record) in entries.iter().zip(&exchanges) {
+        assert_eq!(entry["request"]["method"], record["method"]);
+        assert_eq!(entry["response"]["status"], record["status"]);
+        assert_eq!(entry["timings"]["wait"], record["durationMs"]);
+        assert_eq!(entry["time"], record["durationMs"], "no stream ended");
+        assert!(
+            entry["startedDateTime"]
+                .as_str()
+                .is_some_and(|t| t.ends_with('Z') && t.len() == 24),
+            "{entry}"
+        );
+    }
+    let call = &entries[2];
+    assert_eq!(har_header(call, "cookie"), ["********"]);
+    assert_eq!(har_header(call, "x-api-key"), ["********"]);
+    assert_eq!(
+        call["request"]["cookies"],
+        json!([{ "name": "sid", "value": "********" }, { "name": "theme", "value": "********" }])
+    );
+    let result: Value = serde_json::from_str(
+        call["response"]["content"]["text"]
+            .as_str()
+            .expect("the response as text"),
+    )
+    .expect("the response text is the JSON-RPC answer");
+    assert_eq!(result["result"]["content"][0]["text"], "hello");
+    assert_eq!(call["response"]["statusText"], "OK");
+    let ping = &entries[3];
+    assert!(
+        ping["request"]["url"]
+            .as_str()
+            .is_some_and(|u| u.ends_with("/s/echo/mcp?code=********&x=1")),
+        "{ping}"
+    );
+    assert_eq!(
+        ping["request"]["queryString"],
+        json!([{ "name": "code", "value": "********" }, { "name": "x", "value": "1" }])
+    );
+    assert_eq!(
+        entries[4]["request"]["postData"],
+        json!({ "mimeType": "application/x-www-form-urlencoded",
+            "text": "grant_type=client_credentials&client_secret=********" })
+    );
+    for secret in ["abc123", "key-123", "c0de", "shh", "not exported"] {
+        assert!(!text.contains(secret), "{secret} is not in the HAR");
+    }
+
+    // With secrets=true they are all there.
+    let (status, revealed) = api.get("/servers/echo/logs/export.har?secrets=true").await;
+    assert_eq!(status, StatusCode::OK);
+    let entries = revealed["log"]["entries"].as_array().expect("entries");
+    assert_eq!(
+        har_header(&entries[2], "cookie"),
+        ["sid=abc123; theme=dark"]
+    );
+    assert_eq!(har_header(&entries[2], "x-api-key"), ["key-123"]);
+    assert!(
+        entries[3]["request"]["url"]
+            .as_str()
+            .is_some_and(|u| u.ends_with("?code=c0de&x=1"))
+    );
+    assert_eq!(
+        entries[4]["request"]["postData"]["text"],
+        "grant_type=client_credentials&client_secret=shh"
+    );
+
+    // Problems name what is wrong.
+    api.problem(
+        "/servers/echo/logs/export.har?secrets=maybe",
+        StatusCode::BAD_REQUEST,
+        "secrets",
+    )
+    .await;
+    api.problem(
+        "/servers/nope/logs/export.har",
+        StatusCode::NOT_FOUND,
+        "server",
+    )
+    .await;
 }
 
 #[tokio::test]

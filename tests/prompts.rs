@@ -795,6 +795,7 @@ async fn server_with_template() -> MockMcpServer {
             ],
         )]),
         script: Vec::new(),
+        published: true,
     });
     spec.resource_templates.push(ResourceTemplateSpec {
         uri_template: "file:///{+path}".into(),
@@ -808,6 +809,7 @@ async fn server_with_template() -> MockMcpServer {
         template: json!({ "text": "File ${vars.path}" }),
         completions: BTreeMap::new(),
         script: Vec::new(),
+        published: true,
     });
     conformance_prompts()
         .into_iter()
@@ -874,4 +876,40 @@ async fn completion_of_an_unknown_prompt_template_or_argument_is_invalid_params_
         assert!(error.message.contains(named), "{what}: {error:?}");
     }
     assert_server_messages_valid(&server.log());
+}
+
+/// A draft prompt is neither listed nor gettable until published, and adding it sends no
+/// `notifications/prompts/list_changed`.
+#[tokio::test]
+async fn a_draft_prompt_is_hidden_until_it_is_published() {
+    // Arrange
+    let server = conformance_server().await;
+    let (client, mut changed) = connect_watching_prompts(&server.url()).await;
+    assert_eq!(list_prompt_names(&client).await.len(), 4);
+
+    // Act
+    server
+        .add_prompt(Prompt::new("summarize").draft())
+        .expect("a new name");
+
+    // Assert
+    assert!(
+        tokio::time::timeout(QUIET, changed.recv()).await.is_err(),
+        "a draft sends no list_changed"
+    );
+    assert_eq!(list_prompt_names(&client).await.len(), 4, "not listed");
+    let hidden = client
+        .get_prompt(rmcp::model::GetPromptRequestParams::new("summarize"))
+        .await;
+    assert!(hidden.is_err(), "a draft cannot be got: {hidden:?}");
+
+    server
+        .replace_prompt(Prompt::new("summarize"))
+        .expect("the draft exists");
+    expect_list_changed(&mut changed, "publishing").await;
+    assert!(
+        list_prompt_names(&client)
+            .await
+            .contains(&"summarize".to_string())
+    );
 }

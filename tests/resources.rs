@@ -991,3 +991,51 @@ async fn start_rejects_invalid_resources_naming_the_field() {
         "{duplicate:?}"
     );
 }
+
+/// A draft resource or template is neither listed nor readable, and adding or editing it
+/// sends no `list_changed`; replacing it with a published copy publishes it, and clients
+/// hear of that (2025-11-25 server/resources, "List Changed Notification").
+#[tokio::test]
+async fn a_draft_resource_is_hidden_until_it_is_published() {
+    // Arrange
+    let server = conformance_server().await;
+    let (client, mut hearing) = connect_watching(&server.url()).await;
+
+    // Act: add drafts.
+    server
+        .add_resource(Resource::text("test://wip", "not yet").draft())
+        .expect("a new URI");
+    server
+        .add_resource_template(ResourceTemplate::new("test://wip/{n}", "wip").draft())
+        .expect("a new URI template");
+
+    // Assert: nothing to hear, list or read.
+    assert_eq!(
+        hearing.stays_quiet().await,
+        None,
+        "drafts send no list_changed"
+    );
+    let uris: Vec<String> = client
+        .list_all_resources()
+        .await
+        .expect("resources/list")
+        .into_iter()
+        .map(|r| r.uri)
+        .collect();
+    assert!(!uris.contains(&"test://wip".to_string()), "{uris:?}");
+    let unknown = rpc_error(read(&client, "test://wip").await, "a draft");
+    assert_eq!(unknown.code, ErrorCode(-32002));
+    let unmatched = rpc_error(read(&client, "test://wip/1").await, "a draft template");
+    assert_eq!(unmatched.code, ErrorCode(-32002));
+
+    // Publishing is a replace with `published: true`; clients hear of it and can read it.
+    server
+        .replace_resource(Resource::text("test://wip", "ready"))
+        .expect("the draft exists");
+    assert_eq!(hearing.next("publishing").await, Heard::ListChanged);
+    assert_eq!(
+        only_contents(&read_ok(&client, "test://wip").await)["text"],
+        "ready"
+    );
+    assert_server_messages_valid(&server.log());
+}

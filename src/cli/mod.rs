@@ -12,6 +12,7 @@ mod registry;
 pub mod runtime_file;
 pub mod skill;
 pub mod stdio;
+mod ui;
 
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};

@@ -59,6 +59,9 @@ pub struct PromptSpec {
     /// requests to the client; the template reads the answers as `answers.<key>`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub script: Vec<Step>,
+    /// Drafts are neither listed nor usable by clients; `false` makes one (default `true`).
+    #[serde(default = "super::yes")]
+    pub published: bool,
 }
 
 /// The template of a prompt created without one: one user text message with the arguments
@@ -82,6 +85,7 @@ impl PromptSpec {
             meta: None,
             template: default_prompt_template(),
             script: Vec::new(),
+            published: true,
         }
     }
 

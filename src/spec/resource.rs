@@ -60,6 +60,9 @@ pub struct ResourceSpec {
     /// `_meta`, passed through to the listing and the contents.
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
+    /// Drafts are neither listed nor readable by clients; `false` makes one (default `true`).
+    #[serde(default = "super::yes")]
+    pub published: bool,
     /// What `resources/read` returns.
     #[serde(flatten)]
     pub body: ResourceBody,
@@ -86,6 +89,8 @@ struct ResourceWire {
     icons: Option<Value>,
     #[serde(default, rename = "_meta")]
     meta: Option<Value>,
+    #[serde(default = "super::yes")]
+    published: bool,
     #[serde(default)]
     text: Option<String>,
     #[serde(default)]
@@ -119,6 +124,7 @@ impl<'de> Deserialize<'de> for ResourceSpec {
             annotations: wire.annotations,
             icons: wire.icons,
             meta: wire.meta,
+            published: wire.published,
             body,
         })
     }
@@ -164,6 +170,9 @@ pub struct ResourceTemplateSpec {
     /// the client; `template` reads the answers as `answers.<key>`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub script: Vec<Step>,
+    /// Drafts are neither listed nor usable by clients; `false` makes one (default `true`).
+    #[serde(default = "super::yes")]
+    pub published: bool,
 }
 
 impl ResourceSpec {
@@ -188,6 +197,7 @@ impl ResourceSpec {
             annotations: None,
             icons: None,
             meta: None,
+            published: true,
             body,
         }
     }
@@ -246,6 +256,7 @@ impl ResourceTemplateSpec {
             template,
             completions: Default::default(),
             script: Vec::new(),
+            published: true,
         }
     }
 

@@ -9,6 +9,8 @@
     reason = "each test binary compiles this module and uses only part of it"
 )]
 
+pub mod ui;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -18,8 +20,9 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{Value, json};
 
-/// How long an element or a condition may take to appear.
-pub const PATIENCE: Duration = Duration::from_secs(10);
+/// How long an element or a condition may take to appear. Generous: a debug app on a loaded
+/// CI machine serving a page of thousands of records has taken over 10 s; a hang still fails.
+pub const PATIENCE: Duration = Duration::from_secs(30);
 
 const INSTALL: &str = "the web UI tests drive a real Chromium: install it with \
     `sudo apt-get install chromium chromium-driver` (Debian, Ubuntu), or set CHROME and \
@@ -45,10 +48,12 @@ fn find(variable: &str, candidates: &[&str]) -> PathBuf {
     panic!("no `{}` found: {INSTALL}", candidates.join("` or `"));
 }
 
-/// ChromeDriver as a child process, killed on drop, and one browser session on it.
+/// ChromeDriver as a child process, shut down on drop (which quits its Chromium), and one
+/// browser session on it.
 pub struct Browser {
     pub client: Client,
     driver: Child,
+    port: u16,
     profile: PathBuf,
 }
 
@@ -112,6 +117,7 @@ impl Browser {
         Browser {
             client,
             driver,
+            port,
             profile,
         }
     }
@@ -224,8 +230,37 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
+        // ChromeDriver's own `GET /shutdown` quits its sessions' browsers and then exits. A
+        // killed driver leaves its Chromium running, also after the session was deleted
+        // (headless Chromium may still be quitting then) or when a test panicked first.
+        shutdown_driver(self.port);
+        let deadline = Instant::now() + PATIENCE;
+        while Instant::now() < deadline {
+            if matches!(self.driver.try_wait(), Ok(Some(_))) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
         let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// Asks the ChromeDriver on `port` to shut down, and reads its answer (sent once the
+/// browsers have quit).
+fn shutdown_driver(port: u16) {
+    use std::io::{Read, Write};
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let Ok(mut stream) = std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2))
+    else {
+        return;
+    };
+    let _ = stream.set_read_timeout(Some(PATIENCE));
+    let request =
+        format!("GET /shutdown HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    if stream.write_all(request.as_bytes()).is_ok() {
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
     }
 }

@@ -426,8 +426,8 @@ impl Flow {
             .credentials
             .clone()
             .expect("registration before authorization");
-        self.verifier = URL_SAFE_NO_PAD.encode(rand::random::<[u8; 32]>());
-        self.state = URL_SAFE_NO_PAD.encode(rand::random::<[u8; 16]>());
+        self.verifier = URL_SAFE_NO_PAD.encode(random::<32>());
+        self.state = URL_SAFE_NO_PAD.encode(random::<16>());
         let challenge = URL_SAFE_NO_PAD.encode(Sha256::digest(self.verifier.as_bytes()));
         let mut url =
             reqwest::Url::parse(&endpoints.authorization).expect("authorization endpoint");
@@ -655,4 +655,11 @@ pub fn challenge_param(header: &str, name: &str) -> Option<String> {
     let start = header.find(&needle)? + needle.len();
     let end = header[start..].find('"')?;
     Some(header[start..start + end].to_string())
+}
+
+/// `N` bytes from the OS generator, for PKCE verifiers and `state`.
+fn random<const N: usize>() -> [u8; N] {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes).expect("the OS random number generator");
+    bytes
 }

@@ -30,6 +30,21 @@ pub(crate) async fn check(State(app): State<Arc<App>>, request: Request, next: N
     }
 }
 
+/// The middleware on the UI's pages and files: the Host check alone. The pages are static and
+/// read nothing, so a link from another site may open them; what they do goes through the API,
+/// behind [`check`]. The Host check still applies, so a tunnel to the UI port answers `403`
+/// (product guide, "Connect a client on another host") and a rebinding page cannot read them.
+pub(crate) async fn local_host(
+    State(app): State<Arc<App>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    match host(request.headers(), app.ui_port) {
+        Ok(()) => next.run(request).await,
+        Err(error) => error.into_response(),
+    }
+}
+
 /// The two authorities the API answers to.
 fn local_authorities(port: u16) -> [String; 2] {
     [format!("localhost:{port}"), format!("127.0.0.1:{port}")]

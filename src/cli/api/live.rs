@@ -3,7 +3,7 @@
 //! how the engine keeps its state.
 //!
 //! Owns: reading and editing a hosted server's catalog, sessions, OAuth tokens, guards and
-//! log source. Must not touch: HTTP, status codes or REST rules (the handlers decide those),
+//! log source, and the engine's checks that need no server (guards, templates). Must not touch: HTTP, status codes or REST rules (the handlers decide those),
 //! and no other file of `src/cli/api` (they import this one, never the other way round).
 
 use crate::cli::registry::Hosted;
@@ -106,4 +106,35 @@ pub(crate) fn revoke_token(hosted: &Hosted, id: &str) -> Option<bool> {
     let auth = engine.oauth()?;
     let live = auth.tokens(engine.now()).iter().any(|t| t.id == id);
     Some(live && auth.revoke(id))
+}
+
+/// Whose template a check is for; each renders with its own names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TemplateOwner {
+    /// `args` and `answers` (a script's answers).
+    Tool,
+    /// `args`.
+    Prompt,
+    /// `uri` and `vars`.
+    ResourceTemplate,
+}
+
+/// What saving an item with this template would refuse: the engine's check of errors that no
+/// arguments can fix (syntax, unknown operators or names, limits an empty render exceeds),
+/// the same check `validate/items.rs` runs on create and update; `None` when it passes.
+pub(crate) fn template_problem(
+    owner: TemplateOwner,
+    template: &serde_json::Value,
+) -> Option<String> {
+    use crate::engine::template;
+    use serde_json::json;
+    match owner {
+        TemplateOwner::Tool => template::check(template),
+        // The contexts `validate/items.rs` checks prompts and resource templates with.
+        TemplateOwner::Prompt => template::check_with(template, &json!({ "args": {} })),
+        TemplateOwner::ResourceTemplate => {
+            template::check_with(template, &json!({ "uri": "", "vars": {} }))
+        }
+    }
+    .err()
 }

@@ -5,7 +5,8 @@
 //! `live.rs`.
 //!
 //! The whole `/api/v1` router sits behind `guard` (Host, Origin, Content-Type) and a 4 MiB
-//! body limit; `GET /api/v1/openapi.json` documents every route.
+//! body limit; `GET /api/v1/openapi.json` documents every route. The same listener serves the
+//! web UI (`crate::cli::ui`) behind the Host check alone.
 //!
 //! Imports run one way: resource files use the shared lower modules (`openapi`, `body`,
 //! `support`, `live`, `problem`), never each other, except `servers` using `oauth`'s `auth`
@@ -25,6 +26,7 @@ mod servers;
 mod sessions;
 mod support;
 mod tasks;
+mod templates;
 
 use std::sync::Arc;
 
@@ -53,6 +55,7 @@ pub fn router(app: Arc<App>) -> Router {
     routes.extend(tasks::routes(&mut docs));
     routes.extend(oauth::routes(&mut docs));
     routes.extend(logs::routes());
+    routes.push(templates::route(&mut docs));
     let api = openapi::serve(docs, app.ui_port, routes)
         .fallback(no_route)
         .method_not_allowed_fallback(no_method)
@@ -66,21 +69,15 @@ pub fn router(app: Arc<App>) -> Router {
         app.clone(),
         guard::check,
     ));
+    let ui = crate::cli::ui::routes().layer(axum::middleware::from_fn_with_state(
+        app.clone(),
+        guard::local_host,
+    ));
     Router::new()
         .nest("/api/v1", api)
         .route("/api/v1/", root)
-        .route("/", get(ui_placeholder))
+        .merge(ui)
         .with_state(app)
-}
-
-/// The banner points people at the UI URL; until the web UI ships, it says where things are
-/// rather than answering 404.
-async fn ui_placeholder() -> axum::response::Html<&'static str> {
-    axum::response::Html(
-        "<!doctype html><title>MCP Decoy</title><h1>MCP Decoy</h1>\
-         <p>The web UI is not part of this version yet. Everything it will do is in the REST API: \
-         <a href=\"/api/v1/\">/api/v1/</a> (routes: <a href=\"/api/v1/openapi.json\">openapi.json</a>).</p>",
-    )
 }
 
 /// Unknown paths under `/api/v1` answer a problem too, pointing at the route list.

@@ -55,6 +55,8 @@ pub(crate) struct ServerSummary {
     pub(crate) prompts: usize,
     /// Live sessions.
     pub(crate) sessions: usize,
+    /// Whether its MCP endpoint requires OAuth 2.1 (`auth` is set).
+    pub(crate) oauth: bool,
     /// How POSTed requests are answered.
     pub(crate) response_mode: ResponseMode,
 }
@@ -165,6 +167,8 @@ fn summary(app: &App, name: &str, hosted: &Hosted) -> ServerSummary {
         resource_templates: live::items::<ResourceTemplateSpec>(hosted).len(),
         prompts: live::items::<PromptSpec>(hosted).len(),
         sessions: live::sessions(hosted).len(),
+        // Any change to `auth` rebuilds the server, so the built definition has the current one.
+        oauth: built.auth.is_some(),
         response_mode: built.response_mode,
     }
 }

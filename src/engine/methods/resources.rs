@@ -258,6 +258,7 @@ mod tests {
             template,
             completions: BTreeMap::new(),
             script: Vec::new(),
+            published: true,
         }
     }
 

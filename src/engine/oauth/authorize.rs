@@ -320,21 +320,37 @@ fn page(engine: &Engine, oauth: &AuthServer, context: &Context, approved: Approv
             expires_at: after(now, CONSENT_SECS),
         },
     );
+    // Styled like the app's web UI (same palette, system fonts, light and dark), inline
+    // because this page is served on the MCP port, often through a tunnel, where the UI's
+    // files are not.
     let html = format!(
         r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<meta name="color-scheme" content="light dark">
 <title>Authorize {client} – MCP Decoy</title>
-<style>body{{font:16px system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}}
-button{{font:inherit;padding:.5rem 1.25rem;margin-right:.5rem}}code{{background:#eee;padding:0 .2rem}}</style>
+<style>:root{{--bg:#f6f7f9;--panel:#fff;--fg:#1c2230;--muted:#5d6778;--line:#dde1e7;--accent:#4f46e5;--accent-fg:#fff;--code:#f0f2f5}}
+@media (prefers-color-scheme:dark){{:root{{--bg:#0f1218;--panel:#171b23;--fg:#e4e7ee;--muted:#98a2b3;--line:#2c3340;--accent:#8b84ff;--accent-fg:#0f1218;--code:#1f2430}}}}
+*{{box-sizing:border-box}}body{{margin:0;min-height:100vh;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;display:flex;flex-direction:column;align-items:center;padding:3rem 1rem}}
+.brand{{display:flex;align-items:center;gap:.5rem;font-weight:700;margin-bottom:1.25rem}}
+.mark{{display:inline-grid;place-items:center;width:1.5rem;height:1.5rem;border-radius:.4rem;background:#4f46e5;color:#fff;font-size:.9rem}}
+main{{width:100%;max-width:30rem;background:var(--panel);border:1px solid var(--line);border-radius:.6rem;padding:1.5rem 1.75rem}}
+h1{{font-size:1.3rem;margin:0 0 .75rem}}p{{margin:0 0 .9rem}}.hint{{color:var(--muted);font-size:.9rem}}
+code{{font:.85em ui-monospace,Menlo,Consolas,monospace;background:var(--code);padding:.05rem .3rem;border-radius:.25rem;overflow-wrap:anywhere}}
+form{{display:flex;gap:.6rem;margin-top:1.25rem}}
+button{{font:inherit;font-weight:600;padding:.5rem 1.25rem;border-radius:.4rem;border:1px solid var(--line);background:var(--panel);color:var(--fg);cursor:pointer}}
+button[value=approve]{{background:var(--accent);border-color:var(--accent);color:var(--accent-fg)}}</style>
 </head><body>
+<div class="brand"><span class="mark">M</span> MCP Decoy</div>
+<main>
 <h1>Authorize access</h1>
 <p><strong>{client}</strong> asks to access the MCP server <strong>{server}</strong> with {scopes}.</p>
-<p>Approving sends you back to <code>{target}</code>.</p>
+<p class="hint">Approving sends you back to <code>{target}</code>.</p>
 <form method="post" action="{action}">
 <input type="hidden" name="request" value="{id}">
 <button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>
+</main>
 </body></html>
 "#,
         target = escape(&target),

@@ -22,7 +22,7 @@ pub(crate) trait Item: Clone {
     const KIND: ItemKind;
     /// The name or URI that identifies the item within its kind.
     fn key(&self) -> &str;
-    /// Whether clients can list and use it (only tools have drafts).
+    /// Whether clients can list and use it (`false` for a draft).
     fn visible(&self) -> bool {
         true
     }
@@ -30,8 +30,8 @@ pub(crate) trait Item: Clone {
     fn check(&self) -> Result<(), Error>;
 }
 
-/// `impl Item` for a spec type: its kind, its key field, its check, and (for tools) whether
-/// it is visible.
+/// `impl Item` for a spec type: its kind, its key field, its check, and whether it is
+/// visible.
 macro_rules! item {
     ($spec:ty, $kind:ident, $key:ident, $check:ident $(, visible: $visible:ident)?) => {
         impl Item for $spec {
@@ -50,14 +50,10 @@ macro_rules! item {
 }
 
 item!(ToolSpec, Tool, name, tool, visible: published);
-item!(ResourceSpec, Resource, uri, resource);
-item!(
-    ResourceTemplateSpec,
-    ResourceTemplate,
-    uri_template,
-    resource_template
-);
-item!(PromptSpec, Prompt, name, prompt);
+item!(ResourceSpec, Resource, uri, resource, visible: published);
+#[rustfmt::skip]
+item!(ResourceTemplateSpec, ResourceTemplate, uri_template, resource_template, visible: published);
+item!(PromptSpec, Prompt, name, prompt, visible: published);
 
 /// Checks every item, and that keys are unique within each kind.
 pub(crate) fn server(spec: &ServerSpec) -> Result<(), Error> {

@@ -14,12 +14,16 @@
 //!   update;
 //! - `clear` (`data: {}`) when the server's records are cleared.
 //!
+//! `GET /servers/{server}/logs/export.har` is the server's `http` exchanges as a HAR 1.2
+//! document, secrets masked unless `secrets=true` (see `har.rs`).
+//!
 //! `after=ID` (or a `Last-Event-ID` header, which an `EventSource` sends when it reconnects
 //! and which wins over `after`) first replays the kept records with a greater id. The stream
 //! ends when the app shuts down or the server is deleted or renamed.
 //!
 //! Must not touch: the engine (the log source comes through `live.rs`) or other resources.
 
+mod har;
 mod query;
 mod stream;
 
@@ -153,6 +157,30 @@ pub(crate) fn routes() -> Vec<Route> {
         )
         .errors(&[404])
         .to(export),
+        Operation::new(
+            Verb::Get,
+            "/servers/{server}/logs/export.har",
+            "exportLogsHar",
+            "Download the HTTP exchanges as a HAR 1.2 file.",
+        )
+        .describe(
+            "One entry per `http` exchange, oldest first: the request's method, URL, headers, \
+             query and body as text, the response's status, headers and body as text, and \
+             timings from the record's `durationMs` (an event stream's end is folded into \
+             the exchange that opened it, as `timings.receive`). The values of \
+             `Authorization` and `Proxy-Authorization` (keeping their scheme), `Cookie`, \
+             `Set-Cookie`, `X-API-Key` and `Api-Key`, and OAuth's secret fields in the query \
+             and form bodies are `********` unless `secrets=true`; what the log masks itself \
+             was never kept.",
+        )
+        .query(
+            "secrets",
+            "`true` leaves secrets unmasked (default `false`).",
+            json!({ "type": "boolean" }),
+        )
+        .reply(200, har::schema())
+        .errors(&[400, 404])
+        .to(har::export_har),
     ]
 }
 
