@@ -231,6 +231,15 @@ async fn a_call_with_params_task_answers_a_working_task_that_tasks_get_finds_at_
             .is_none_or(|m| m.get(RELATED).is_none())
     );
     assert_eq!(id.len(), 32, "128 random bits as hex");
+    // The script (a progress step) runs in the task, not on the call's stream: plain JSON.
+    let log = server.log();
+    let posts = log.http().method("POST").status(200).all();
+    assert!(
+        posts
+            .iter()
+            .all(|e| e.response_header("content-type") == Some("application/json")),
+        "{posts:?}"
+    );
     check(&server);
 }
 

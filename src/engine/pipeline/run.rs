@@ -14,7 +14,7 @@ use super::outcome::{Outcome, Shape, Status, Streamed};
 use super::plan::{self, Plan, Setting};
 use crate::engine::Engine;
 use crate::engine::capture::Recorder;
-use crate::engine::methods::{self, Principal, RequestCtx, discover, resources};
+use crate::engine::methods::{self, Principal, RequestCtx, discover, resources, tasks};
 use crate::engine::protocol::jsonrpc;
 use crate::engine::protocol::method::Method;
 use crate::engine::state::outbox::Outbox;
@@ -254,7 +254,17 @@ impl Pending {
         match Method::parse(&request.method) {
             Some(Method::ToolsCall) => name
                 .and_then(|name| self.engine.catalog.tools.get(name))
-                .is_some_and(|tool| talks(&tool.script)),
+                .is_some_and(|tool| {
+                    // A task runs its script later: only what runs before it exists talks.
+                    let session = &request.session;
+                    let upto =
+                        if tasks::would_be_task(&self.engine, session, &request.params, &tool) {
+                            tasks::sync_prefix(&tool)
+                        } else {
+                            tool.script.len()
+                        };
+                    talks(&tool.script[..upto])
+                }),
             Some(Method::PromptsGet) => name
                 .and_then(|name| self.engine.catalog.prompts.get(name))
                 .is_some_and(|prompt| talks(&prompt.script)),

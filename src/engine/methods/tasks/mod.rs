@@ -54,6 +54,24 @@ fn era_serves(ctx: &RequestCtx) -> bool {
     ctx.engine.serves_tasks() && (version.is_modern() || version == ProtocolVersion::V2025_11_25)
 }
 
+/// Whether a `tools/call` of `tool` with `params` in `ctx`'s session would become a task
+/// (for the transport: a task's script does not talk on the call's stream).
+pub(crate) fn would_be_task(
+    engine: &crate::engine::Engine,
+    session: &crate::engine::state::session::Session,
+    params: &Value,
+    tool: &ToolSpec,
+) -> bool {
+    let version = session.version;
+    if !engine.serves_tasks() || !tool.has_tasks() {
+        return false;
+    }
+    if version.is_modern() {
+        return declares_extension(session.client_capabilities());
+    }
+    version == ProtocolVersion::V2025_11_25 && params.get("task").is_some_and(|t| !t.is_null())
+}
+
 /// Whether this `tools/call` of `tool` becomes a task, or why it cannot run at all.
 pub(crate) fn wanted(ctx: &RequestCtx, tool: &ToolSpec) -> Result<Option<Wanted>, RpcError> {
     if !era_serves(ctx) {
