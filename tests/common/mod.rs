@@ -219,6 +219,9 @@ pub mod schema;
 /// A raw-HTTP client of either era.
 pub mod peer;
 
+/// The 2025-11-25 task tests' tool and requests.
+pub mod legacy_tasks;
+
 // ---------------------------------------------------------------------------------------
 // A client that answers server-initiated requests and hears progress and log notifications.
 
