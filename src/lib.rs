@@ -66,7 +66,7 @@
 //!   that the fixture and the app drive alike. Imports run one way, top to bottom:
 //!   - `transport/http/`: the Streamable HTTP adapter (POST, GET stream, DELETE, SSE
 //!     writing, the exchange capture and body limit, and `render`, the only place a fault
-//!     becomes bytes); `serve.rs` runs one engine on its own thread, and `listener/`
+//!     becomes bytes); `serve.rs` runs one engine on the fixtures' shared runtimes (`pool.rs`), and `listener/`
 //!     serves every HTTP listener's connections (header and idle timeouts, the connection
 //!     cap and its `503`), the fixture's and the app's alike. `transport/lines/`
 //!     is the second adapter: newline-delimited JSON-RPC over a byte stream, written to

@@ -151,6 +151,8 @@ fn attach_socket(
     let registry = registry.clone();
     crate::engine::transport::attach::listen(
         &tokio::runtime::Handle::current(),
+        // The app's socket lives as long as the app.
+        &tokio_util::sync::CancellationToken::new(),
         Arc::new(move |name| {
             let Some(name) = name else {
                 return Err("name a server: this app hosts several".into());

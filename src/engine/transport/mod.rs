@@ -6,27 +6,34 @@
 pub(crate) mod attach;
 pub(crate) mod http;
 pub(crate) mod lines;
+pub(crate) mod pool;
 
 use std::sync::Arc;
 
 use tokio::io::DuplexStream;
 use tokio::runtime::Handle;
+use tokio_util::sync::CancellationToken;
 
 use crate::engine::Engine;
 
 /// Bytes one in-memory duplex buffers in each direction before the writer waits.
 const DUPLEX_BUFFER: usize = 64 * 1024;
 
-/// A new in-memory connection to `engine`, served by [`lines`] on `runtime`: the client's
-/// end of the duplex.
-pub(crate) fn duplex(engine: Arc<Engine>, runtime: &Handle) -> DuplexStream {
+/// A new in-memory connection to `engine`, served by [`lines`] on `runtime` until `scope`
+/// ends (its server stopped): the client's end of the duplex.
+pub(crate) fn duplex(
+    engine: Arc<Engine>,
+    runtime: &Handle,
+    scope: &CancellationToken,
+) -> DuplexStream {
     let (client, server) = tokio::io::duplex(DUPLEX_BUFFER);
     let (read, write) = tokio::io::split(server);
-    runtime.spawn(lines::serve(
+    let served = lines::serve(
         engine,
         read,
         lines::out::Plain(write),
         crate::log::Transport::Memory,
-    ));
+    );
+    pool::spawn_scoped(runtime, scope, served);
     client
 }

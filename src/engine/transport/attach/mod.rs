@@ -15,6 +15,7 @@ use subtle::ConstantTimeEq;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::runtime::Handle;
+use tokio_util::sync::CancellationToken;
 
 use super::lines::{self, out::Out, out::Sink};
 use crate::engine::Engine;
@@ -55,8 +56,12 @@ pub(crate) struct Attach {
 }
 
 /// Binds a loopback port now, so the caller can hand out its address, and serves bridges
-/// on `runtime` until that runtime ends.
-pub(crate) fn listen(runtime: &Handle, resolve: Resolve) -> std::io::Result<Attach> {
+/// on `runtime` until `scope` ends (the fixture that opened it stopped).
+pub(crate) fn listen(
+    runtime: &Handle,
+    scope: &CancellationToken,
+    resolve: Resolve,
+) -> std::io::Result<Attach> {
     let listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
     listener.set_nonblocking(true)?;
     let attach = Attach {
@@ -64,12 +69,14 @@ pub(crate) fn listen(runtime: &Handle, resolve: Resolve) -> std::io::Result<Atta
         token: new_token(),
     };
     let token = attach.token.clone();
-    runtime.spawn(async move {
+    let bridges = scope.clone();
+    let accepting = async move {
         match TcpListener::from_std(listener) {
-            Ok(listener) => accept(listener, token, resolve).await,
+            Ok(listener) => accept(listener, token, resolve, bridges).await,
             Err(error) => tracing::error!(%error, "mcp-decoy: cannot register the attach socket"),
         }
-    });
+    };
+    crate::engine::transport::pool::spawn_scoped(runtime, scope, accepting);
     Ok(attach)
 }
 
@@ -80,7 +87,7 @@ fn new_token() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-async fn accept(listener: TcpListener, token: String, resolve: Resolve) {
+async fn accept(listener: TcpListener, token: String, resolve: Resolve, scope: CancellationToken) {
     let token = Arc::new(token);
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_BRIDGES));
     loop {
@@ -96,7 +103,7 @@ async fn accept(listener: TcpListener, token: String, resolve: Resolve) {
         // Split messages and stderr floods are timed writes: Nagle would merge them.
         let _ = stream.set_nodelay(true);
         let (token, resolve, slots) = (token.clone(), resolve.clone(), slots.clone());
-        tokio::spawn(async move {
+        let bridged = async move {
             match slots.try_acquire_owned() {
                 Ok(slot) => {
                     bridge(stream, &token, &resolve).await;
@@ -108,7 +115,8 @@ async fn accept(listener: TcpListener, token: String, resolve: Resolve) {
                     let _ = stream.write_all(&frame::refused(&reason)).await;
                 }
             }
-        });
+        };
+        crate::engine::transport::pool::spawn_scoped(&Handle::current(), &scope, bridged);
     }
 }
 

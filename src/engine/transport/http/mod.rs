@@ -5,7 +5,7 @@
 //! response ([`render`], with event streams in [`sse`]). It never decides anything about a
 //! message: that is the pipeline's.
 //!
-//! [`serve`] runs one engine alone on its own thread (the fixture); [`router_at`] gives the
+//! [`serve`] runs one engine alone on the shared fixture runtimes; [`router_at`] gives the
 //! router the app nests under `/s/NAME/mcp`. Every listener, the fixture's and the app's two,
 //! serves its connections through [`listener`]: header and idle timeouts, a connection cap.
 

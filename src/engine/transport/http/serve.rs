@@ -1,24 +1,30 @@
-//! Serves one engine alone: a loopback listener, its own thread and current-thread runtime
-//! (as wiremock does), so the server works under either `#[tokio::test]` flavour and neither
-//! start nor drop waits on the test's runtime.
+//! Serves one engine alone: a loopback listener whose connections run on the process-wide
+//! fixture runtimes ([`pool`]), not on the test's, so the server works under either
+//! `#[tokio::test]` flavour and neither start nor drop waits on the test's runtime or on a
+//! thread. Everything the server runs is scoped to it: stopping cancels its connections,
+//! streams and bridges at once, as dropping a runtime of its own would.
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 
 use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 
 use super::listener::{self, Connections};
 use super::router;
 use crate::engine::Engine;
 use crate::engine::transport::attach::{self, Attach};
+use crate::engine::transport::pool;
 use crate::error::Error;
 
 /// A server that runs until [`Running::stop`] or drop.
 #[derive(Debug)]
 pub(crate) struct Running {
     pub(crate) addr: SocketAddr,
-    /// The server's runtime, for the in-memory connections it serves besides HTTP.
+    /// The runtime it is served on, for the in-memory connections it serves besides HTTP.
     pub(crate) runtime: tokio::runtime::Handle,
+    /// Cancelled when the server has stopped: ends every task it left on the shared runtime.
+    pub(crate) scope: CancellationToken,
     /// The attach socket of stdio bridges, opened by the first stdio command.
     attach: std::sync::Mutex<Option<Attach>>,
     /// The connection limits it was started with, kept for a restart.
@@ -30,7 +36,7 @@ pub(crate) struct Running {
 /// The builder method that raises the fixture's connection cap, named by its refusals.
 const MAX_CONNECTIONS_SETTING: &str = "MockMcpServerBuilder::max_connections";
 
-/// Binds `addr` (port 0 picks a free port) and serves `engine` on a new thread, its
+/// Binds `addr` (port 0 picks a free port) and serves `engine` on a pool runtime, its
 /// connections held to `connections` (checked first: a zero limit is refused).
 pub(crate) fn spawn(
     engine: Arc<Engine>,
@@ -47,55 +53,50 @@ pub(crate) fn spawn(
     let addr = listener.local_addr().map_err(bind_error)?;
     // Served alone on loopback, the engine refuses other Host names (DNS rebinding).
     engine.guard.bound_to(addr);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(Error::Runtime)?;
-    let handle = runtime.handle().clone();
+    let runtime = pool::next()?;
+    // Registered here, on the runtime's reactor, so a bad listener fails `start`.
+    let listener = {
+        let _entered = runtime.enter();
+        tokio::net::TcpListener::from_std(listener).map_err(bind_error)?
+    };
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let (stopped_tx, stopped_rx) = oneshot::channel::<()>();
-    let name = format!("mcp-decoy-{}", addr.port());
-    std::thread::Builder::new()
-        .name(name)
-        .spawn(move || {
-            runtime.block_on(async move {
-                let listener = match tokio::net::TcpListener::from_std(listener) {
-                    Ok(listener) => listener,
-                    Err(error) => {
-                        tracing::error!(%error, "mcp-decoy: cannot register the listener");
-                        return;
-                    }
-                };
-                // Stopping drops the accept loop at once; the runtime's end closes the rest.
-                let serve = listener::serve(
-                    listener,
-                    router(engine.clone()),
-                    connections,
-                    MAX_CONNECTIONS_SETTING,
-                    std::future::pending(),
-                );
-                tokio::select! {
-                    () = serve => {}
-                    _ = stop_rx => {}
-                }
-                // Ending the sessions wakes their streams, so nothing outlives the runtime.
-                engine.sessions.clear();
-                // Listen streams end with their listen response (2026-07-28 subscriptions,
-                // "Graceful Closure"); their connections get a moment to write it.
-                engine.listeners.close();
-                engine
-                    .listeners
-                    .drained(std::time::Duration::from_millis(500))
-                    .await;
-            });
-            // Dropping the runtime here aborts every connection task and closes the sockets.
-            drop(runtime);
-            let _ = stopped_tx.send(());
-        })
-        .map_err(Error::Runtime)?;
+    let scope = CancellationToken::new();
+    let served = scope.clone();
+    let router = router(engine.clone());
+    runtime.spawn(async move {
+        // A stop, or the `Running` dropped without one.
+        let _ = stop_rx.await;
+        // Ending the sessions wakes their streams; listen streams end with their listen
+        // response (2026-07-28 subscriptions, "Graceful Closure") and their connections get a
+        // moment to write it.
+        engine.sessions.clear();
+        engine.listeners.close();
+        engine
+            .listeners
+            .drained(std::time::Duration::from_millis(500))
+            .await;
+        served.cancel();
+    });
+    let scope_of_serve = scope.clone();
+    runtime.spawn(async move {
+        // Stops accepting once the scope ends, and returns when every connection is closed.
+        let ended = scope_of_serve.clone();
+        listener::serve_scoped(
+            listener,
+            router,
+            connections,
+            MAX_CONNECTIONS_SETTING,
+            async move { ended.cancelled().await },
+            scope_of_serve,
+        )
+        .await;
+        let _ = stopped_tx.send(());
+    });
     Ok(Running {
         addr,
-        runtime: handle,
+        runtime,
+        scope,
         attach: std::sync::Mutex::default(),
         connections,
         stop: Some(stop_tx),
@@ -112,7 +113,8 @@ impl Running {
             return Ok(attach.clone());
         }
         let served = engine.clone();
-        let opened = attach::listen(&self.runtime, Arc::new(move |_| Ok(served.clone())))?;
+        let resolve = Arc::new(move |_: Option<&str>| Ok(served.clone()));
+        let opened = attach::listen(&self.runtime, &self.scope, resolve)?;
         *attach = Some(opened.clone());
         Ok(opened)
     }

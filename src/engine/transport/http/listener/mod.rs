@@ -19,6 +19,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 
+use crate::engine::transport::pool;
 use crate::error::Error;
 use watch::{Tracked, Watch, Watched};
 
@@ -76,6 +77,7 @@ const MAX_REFUSALS: usize = 64;
 /// closed. `setting` names what raises [`Connections::max_connections`], for the refusal
 /// and its warning. Dropping the future stops accepting at once; the connections then live
 /// as long as their runtime.
+#[cfg(feature = "decoy-cli")]
 pub(crate) async fn serve(
     listener: TcpListener,
     router: Router,
@@ -83,6 +85,28 @@ pub(crate) async fn serve(
     setting: &'static str,
     shutdown: impl Future<Output = ()>,
 ) {
+    serve_scoped(
+        listener,
+        router,
+        limits,
+        setting,
+        shutdown,
+        CancellationToken::new(),
+    )
+    .await;
+}
+
+/// [`serve`], and every connection is dropped (its socket closed) as soon as `scope` is
+/// cancelled: how a fixture on a shared runtime ends what it served.
+pub(crate) async fn serve_scoped(
+    listener: TcpListener,
+    router: Router,
+    limits: Connections,
+    setting: &'static str,
+    shutdown: impl Future<Output = ()>,
+    scope: CancellationToken,
+) {
+    let runtime = tokio::runtime::Handle::current();
     let slots = Arc::new(Semaphore::new(
         limits.max_connections.min(Semaphore::MAX_PERMITS),
     ));
@@ -122,12 +146,13 @@ pub(crate) async fn serve(
                     stop.clone(),
                     (slot, open.clone()),
                 );
-                tokio::spawn(connection);
+                pool::spawn_scoped(&runtime, &scope, connection);
             }
             Err(_) => {
                 refused.note(limits.max_connections, setting);
                 if let Ok(permit) = refusals.clone().try_acquire_owned() {
-                    tokio::spawn(refuse::refuse(tcp, limits.max_connections, setting, permit));
+                    let refusal = refuse::refuse(tcp, limits.max_connections, setting, permit);
+                    pool::spawn_scoped(&runtime, &scope, refusal);
                 }
             }
         }

@@ -1,0 +1,59 @@
+//! `mcp-decoy-peers`: mcp-decoy against the servers a user would pick instead (issue 16).
+//!
+//! - `compare APP_BIN [ROUNDS] [SECS]`: throughput and CPU per call, pinned cores;
+//! - `startup KIND`: start-up, memory and threads per server, in this process;
+//! - `serve KIND` / `load URL C SECS`: the two halves `compare` runs.
+//!
+//! `benches/peers/run.sh` runs it all, release and debug.
+
+mod client;
+mod compare;
+mod load;
+mod servers;
+mod startup;
+
+use client::Failure;
+use servers::Kind;
+
+fn main() -> Result<(), Failure> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let arg = |i: usize| args.get(i).map(String::as_str);
+    let kind = |i: usize| {
+        arg(i)
+            .and_then(Kind::parse)
+            .ok_or("KIND: fixture | rmcp-stateless | rmcp-sse | wiremock | axum")
+    };
+    match arg(0) {
+        Some("serve") => {
+            let kind = kind(1)?;
+            runtime.block_on(async {
+                let server = servers::start(kind).await;
+                println!("{}", server.url());
+                // Serve until the parent closes stdin or kills us.
+                let mut line = String::new();
+                let _ = tokio::task::spawn_blocking(move || std::io::stdin().read_line(&mut line)).await;
+                drop(server);
+                Ok(())
+            })
+        }
+        Some("load") => {
+            let url = arg(1).ok_or("URL")?;
+            let connections = arg(2).ok_or("C")?.parse()?;
+            let secs = arg(3).ok_or("SECS")?.parse()?;
+            let figures = runtime.block_on(load::run(url, connections, secs))?;
+            load::print(&figures);
+            Ok(())
+        }
+        Some("startup") => runtime.block_on(startup::run(kind(1)?)),
+        Some("compare") => {
+            let app = arg(1).ok_or("APP_BIN: the mcp-decoy binary (--features decoy-cli)")?;
+            let rounds = arg(2).unwrap_or("6").parse()?;
+            let secs = arg(3).unwrap_or("3").parse()?;
+            compare::run(rounds, secs, std::path::Path::new(app))
+        }
+        _ => Err("usage: mcp-decoy-peers compare APP_BIN [ROUNDS] [SECS] | startup KIND | serve KIND | load URL C SECS".into()),
+    }
+}

@@ -1,0 +1,96 @@
+//! Start-up and memory, in a fresh process per server (`peers startup KIND`), on a
+//! current-thread runtime as under a default `#[tokio::test]`:
+//! - start → first answered `initialize`, p50 of sequential lives (each dropped after);
+//! - 1,000 started concurrently, each answered one `initialize`: total time;
+//! - RSS and OS threads per idle server once those 1,000 hold one session each;
+//! - dropping the 1,000: until `drop` returns, and until their threads are gone.
+
+use std::time::{Duration, Instant};
+
+use futures::future::join_all;
+use serde_json::json;
+
+use crate::client::{Connection, Failure};
+use crate::compare::{median, status_kib};
+use crate::servers::{self, Kind, Running};
+
+const SEQUENTIAL: usize = 300;
+const CONCURRENT: usize = 1000;
+
+fn stage(what: &str) {
+    if std::env::var_os("PEERS_VERBOSE").is_some() {
+        eprintln!("{what}");
+    }
+}
+
+pub async fn run(kind: Kind) -> Result<(), Failure> {
+    // The first server of a process pays lazy initialisation; it is not what is measured.
+    life(kind).await?;
+    let mut lives = Vec::with_capacity(SEQUENTIAL);
+    for _ in 0..SEQUENTIAL {
+        lives.push(life(kind).await?);
+        // Let the client's side close first (no TIME_WAIT on the server's ports).
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+        }
+    }
+    stage("sequential done");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let me = std::process::id();
+    let (rss_before, threads_before) = (status_kib(me, "VmRSS:")?, status_kib(me, "Threads:")?);
+    let started = Instant::now();
+    let servers = join_all((0..CONCURRENT).map(|_| answered(kind))).await;
+    let concurrent = started.elapsed();
+    stage("concurrent done");
+    let servers = servers.into_iter().collect::<Result<Vec<_>, _>>()?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (rss_after, threads_after) = (status_kib(me, "VmRSS:")?, status_kib(me, "Threads:")?);
+    let started = Instant::now();
+    if kind == Kind::Wiremock {
+        // Dropping a thousand pooled wiremock servers at once stalls (its `Drop` blocks on
+        // `verify`); its drop is not what is compared, so they are left to the exit.
+        std::mem::forget(servers);
+    } else {
+        drop(servers);
+    }
+    let dropped = started.elapsed();
+    while status_kib(me, "Threads:")? > threads_before && started.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_micros(200)).await;
+    }
+    let gone = started.elapsed();
+    println!(
+        "{}",
+        json!({
+            "kind": kind.name(),
+            "p50_us": median(lives) * 1e6,
+            "concurrent_ms": concurrent.as_secs_f64() * 1e3,
+            "rss_per_server_kib": (rss_after as f64 - rss_before as f64) / CONCURRENT as f64,
+            "threads_per_server": (threads_after as f64 - threads_before as f64) / CONCURRENT as f64,
+            "drop_ms": (kind != Kind::Wiremock).then(|| dropped.as_secs_f64() * 1e3),
+            // wiremock's pool keeps its servers (and their threads) for reuse.
+            "drop_until_threads_gone_ms": if status_kib(me, "Threads:")? > threads_before {
+                None
+            } else {
+                Some(gone.as_secs_f64() * 1e3)
+            },
+        })
+    );
+    Ok(())
+}
+
+/// One life, timed from start to the answer of its first `initialize`.
+async fn life(kind: Kind) -> Result<f64, Failure> {
+    let started = Instant::now();
+    let server = answered(kind).await?;
+    let elapsed = started.elapsed().as_secs_f64();
+    drop(server);
+    Ok(elapsed)
+}
+
+/// A server that has answered one `initialize` (its connection closed after).
+async fn answered(kind: Kind) -> Result<Running, Failure> {
+    let server = servers::start(kind).await;
+    let mut connection = Connection::open(&server.url()).await?;
+    connection.initialize_only().await?;
+    Ok(server)
+}

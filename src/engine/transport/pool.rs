@@ -1,0 +1,72 @@
+//! The threads fixtures are served on: a few current-thread runtimes shared by every
+//! fixture of the process, started on first use, instead of a thread and runtime per
+//! fixture. A fixture runs the same under either `#[tokio::test]` flavour, since none of its
+//! tasks runs on the test's runtime, and its start and drop never wait for a thread to be
+//! made (past the first few) or joined.
+//!
+//! Fixtures are dealt to the runtimes in turn; each fixture cancels its own tasks when it
+//! stops ([`serve`](super::http::serve)), so what one fixture leaves behind never outlives it
+//! on a shared thread.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tokio::runtime::Handle;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::Error;
+
+/// At most this many threads, however many cores: fixture servers are light, and a test
+/// binary's own threads already run its tests in parallel.
+const MAX_THREADS: usize = 4;
+
+static RUNTIMES: Mutex<Vec<Handle>> = Mutex::new(Vec::new());
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// How many threads the pool grows to on this machine.
+fn threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, MAX_THREADS)
+}
+
+/// The runtime the next fixture is served on, starting its thread if it has none yet.
+pub(crate) fn next() -> Result<Handle, Error> {
+    let index = NEXT.fetch_add(1, Ordering::Relaxed) % threads();
+    let mut runtimes = RUNTIMES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(handle) = runtimes.get(index) {
+        return Ok(handle.clone());
+    }
+    let handle = start(runtimes.len())?;
+    runtimes.push(handle.clone());
+    Ok(handle)
+}
+
+/// A current-thread runtime driven for the rest of the process by a thread of its own.
+fn start(index: usize) -> Result<Handle, Error> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(Error::Runtime)?;
+    let handle = runtime.handle().clone();
+    std::thread::Builder::new()
+        .name(format!("mcp-decoy-{index}"))
+        .spawn(move || runtime.block_on(std::future::pending::<()>()))
+        .map_err(Error::Runtime)?;
+    Ok(handle)
+}
+
+/// Runs `task` on `runtime` until it ends or `scope` is cancelled (its fixture stopped),
+/// whichever comes first.
+pub(crate) fn spawn_scoped<F>(runtime: &Handle, scope: &CancellationToken, task: F)
+where
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let scope = scope.clone();
+    runtime.spawn(async move {
+        tokio::select! {
+            () = task => {}
+            () = scope.cancelled() => {}
+        }
+    });
+}
