@@ -92,7 +92,7 @@ static SESSIONS: AtomicU64 = AtomicU64::new(0);
 /// Parses the JSON-RPC request and answers what the fixture answers for the bench's
 /// requests. The `tools/call` text is the `message` argument, as the fixture's
 /// `${args.message}` template renders it.
-async fn handle(body: Bytes) -> Response {
+pub(crate) async fn handle(body: Bytes) -> Response {
     let Ok(request) = serde_json::from_slice::<Value>(&body) else {
         return StatusCode::BAD_REQUEST.into_response();
     };
@@ -119,6 +119,9 @@ async fn handle(body: Bytes) -> Response {
                 .unwrap_or_default();
             let result = json!({ "content": [{ "type": "text", "text": text }] });
             axum::Json(json!({ "jsonrpc": "2.0", "id": id, "result": result })).into_response()
+        }
+        Some(method) if method.starts_with("notifications/") => {
+            StatusCode::ACCEPTED.into_response()
         }
         _ => StatusCode::BAD_REQUEST.into_response(),
     }

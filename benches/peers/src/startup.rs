@@ -62,7 +62,8 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
         "{}",
         json!({
             "kind": kind.name(),
-            "p50_us": median(lives) * 1e6,
+            "p50_us": median(lives.iter().map(|l| l.1).collect()) * 1e6,
+            "start_alone_p50_us": median(lives.iter().map(|l| l.0).collect()) * 1e6,
             "concurrent_ms": concurrent.as_secs_f64() * 1e3,
             "rss_per_server_kib": (rss_after as f64 - rss_before as f64) / CONCURRENT as f64,
             "threads_per_server": (threads_after as f64 - threads_before as f64) / CONCURRENT as f64,
@@ -79,12 +80,15 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
 }
 
 /// One life, timed from start to the answer of its first `initialize`.
-async fn life(kind: Kind) -> Result<f64, Failure> {
+async fn life(kind: Kind) -> Result<(f64, f64), Failure> {
     let started = Instant::now();
-    let server = answered(kind).await?;
+    let server = servers::start(kind).await;
+    let start = started.elapsed().as_secs_f64();
+    let mut connection = Connection::open(&server.url()).await?;
+    connection.initialize_only().await?;
     let elapsed = started.elapsed().as_secs_f64();
     drop(server);
-    Ok(elapsed)
+    Ok((start, elapsed))
 }
 
 /// A server that has answered one `initialize` (its connection closed after).
