@@ -148,6 +148,7 @@
 #[macro_use]
 mod macros;
 
+pub mod cassette;
 #[cfg(feature = "decoy-cli")]
 #[cfg_attr(docsrs, doc(cfg(feature = "decoy-cli")))]
 pub mod cli;
