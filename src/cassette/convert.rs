@@ -260,12 +260,12 @@ fn fixed(result: &Value) -> Value {
     let mut result = result.clone();
     if let Some(object) = result.as_object_mut() {
         for member in ADDED_BY_THE_SERVER {
-            object.remove(member);
+            object.shift_remove(member);
         }
         if let Some(meta) = object.get_mut("_meta").and_then(Value::as_object_mut) {
-            meta.remove("io.modelcontextprotocol/serverInfo");
+            meta.shift_remove("io.modelcontextprotocol/serverInfo");
             if meta.is_empty() {
-                object.remove("_meta");
+                object.shift_remove("_meta");
             }
         }
     }

@@ -77,6 +77,15 @@ impl Miss {
     }
 }
 
+/// A request's params as the report shows them: `_meta` never decides a match.
+fn without_meta(params: &Value) -> Value {
+    let mut params = params.clone();
+    if let Some(object) = params.as_object_mut() {
+        object.shift_remove("_meta");
+    }
+    params
+}
+
 #[derive(Debug)]
 struct State {
     uses: Vec<u32>,
@@ -161,7 +170,7 @@ impl Player {
         };
         let miss = |nearest, due| Miss {
             method: method.to_string(),
-            params: params.clone(),
+            params: without_meta(params),
             nearest,
             due,
         };
@@ -250,7 +259,7 @@ impl Player {
                 text,
                 "  - interactions[{n}]: {} {}",
                 request.method,
-                compact(request.params())
+                compact(&without_meta(request.params()))
             );
         }
         Some(text)

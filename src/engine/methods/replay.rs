@@ -25,7 +25,7 @@ pub(crate) fn handshake(player: &Player, result: &mut Map<String, Value>) {
     for member in ["capabilities", "instructions"] {
         match recorded.get(member) {
             Some(value) => result.insert(member.into(), value.clone()),
-            None => result.remove(member),
+            None => result.shift_remove(member),
         };
     }
 }
