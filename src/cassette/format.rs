@@ -38,6 +38,12 @@ pub const CASSETTE_VERSION: u32 = 1;
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "decoy-cli",
+    schemars(
+        description = "A recorded MCP session (mcp-decoy cassette, docs/cassettes.md): the server's handshake answers and one interaction per JSON-RPC exchange."
+    )
+)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Cassette {

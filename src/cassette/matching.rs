@@ -23,6 +23,12 @@ use crate::engine::oauth::mask::MASK;
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "decoy-cli",
+    schemars(
+        description = "How the replay matches a request to a recorded interaction: its method, and its `params` except `_meta`, equal to the recording's; a recorded `[redacted]` matches any value."
+    )
+)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Matching {

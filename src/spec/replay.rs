@@ -20,6 +20,12 @@ use crate::cassette::{Cassette, Matching};
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "decoy-cli",
+    schemars(
+        description = "Replays a recorded session (a cassette) instead of serving the catalog."
+    )
+)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ReplaySpec {
@@ -77,7 +83,16 @@ impl CassetteSource {
     /// The cassette, read from its file if it has one.
     pub(crate) fn load(&self) -> Result<Cassette, crate::Error> {
         match self {
-            CassetteSource::Path(path) => Cassette::load(path),
+            // A file the server cannot read is the configuration's fault, not an I/O failure
+            // of the app: say so naming the field.
+            CassetteSource::Path(path) => Cassette::load(path).map_err(|error| match error {
+                crate::Error::Io { path, source } => crate::Error::Cassette {
+                    path: Some(path),
+                    field: "replay.cassette".into(),
+                    reason: format!("cannot be read: {source}"),
+                },
+                other => other,
+            }),
             CassetteSource::Inline(cassette) => Ok((**cassette).clone()),
         }
     }
