@@ -68,8 +68,9 @@ export function mountLogs(root, route) {
   const main = h('div', { class: 'log-main' }, list.el, panel);
 
   replace(root, h('div', { class: 'logs' },
-    h('div', { class: 'log-toolbar' }, search, count, state, h('span', { class: 'spacer' }), pause, clear, exportLink, harLink, cassetteLink, convert,
-      h('label', { class: 'check', title: 'In the HAR file: Authorization, cookies, API keys, OAuth codes and secrets' }, harSecrets, 'Include secrets')),
+    h('div', { class: 'log-toolbar' }, search, count, state, h('span', { class: 'spacer' }), pause, clear, exportLink, harLink,
+      h('label', { class: 'check', title: 'In the HAR file: Authorization, cookies, API keys, OAuth codes and secrets' }, harSecrets, 'Include secrets'),
+      cassetteLink, convert),
     banner, main));
 
   search.addEventListener('input', debounce(() => {
