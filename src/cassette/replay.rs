@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use serde_json::Value;
 
 use super::format::{Cassette, Interaction, RecordedResponse, ServerMessage};
-use super::matching::{Difference, Matching, Order, compact, differences};
+use super::matching::{Difference, Matching, Order, compact, differences, matches};
 
 /// The misses kept for the report; later ones are only counted.
 const MAX_MISSES: usize = 100;
@@ -189,16 +189,20 @@ impl Player {
                 None => Err(miss(self.nearest(method, params), None)),
             };
         }
-        let matching: Vec<usize> = (0..interactions.len())
-            .filter(|&n| interactions[n].request.method == method && differ(n).is_empty())
-            .collect();
-        match matching.iter().find(|&&n| state.uses[n] == 0) {
-            Some(&n) => Ok(n),
-            None => matching
-                .last()
-                .copied()
-                .ok_or_else(|| miss(self.nearest(method, params), None)),
+        // The first unused match, else the last match (a repeated request repeats).
+        let mut last = None;
+        for (n, interaction) in interactions.iter().enumerate() {
+            if interaction.request.method != method
+                || !matches(interaction.request.params(), params, &self.matching.ignore)
+            {
+                continue;
+            }
+            if state.uses[n] == 0 {
+                return Ok(n);
+            }
+            last = Some(n);
         }
+        last.ok_or_else(|| miss(self.nearest(method, params), None))
     }
 
     /// The interaction of the same method with the fewest differences.
