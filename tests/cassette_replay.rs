@@ -192,18 +192,14 @@ async fn a_repeated_request_repeats_its_answer_in_any_order() {
 #[tokio::test]
 async fn a_modern_session_replays_its_discovery_and_calls() {
     // Arrange: a 2026-07-28 client (stateless, `server/discover`).
-    let modern = || async {
-        let lifecycle = rmcp::ClientLifecycleMode::Discover {
-            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
-        };
-        lifecycle
-    };
     let run = |url: String| async move {
         let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url);
         let client = rmcp::ClientServiceExt::serve_with_lifecycle(
             common::client_config(),
             transport,
-            modern().await,
+            rmcp::ClientLifecycleMode::Discover {
+                preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+            },
         )
         .await
         .expect("a 2026-07-28 client discovers the server");

@@ -134,7 +134,7 @@ impl Player {
     }
 
     /// The recorded answer to a request, or the miss, which the report keeps.
-    pub(crate) fn answer(&self, method: &str, params: &Value) -> Result<Played, Miss> {
+    pub(crate) fn answer(&self, method: &str, params: &Value) -> Result<Played, Box<Miss>> {
         let mut state = self.state();
         match self.find(&state, method, params) {
             Ok(n) => {
@@ -150,7 +150,7 @@ impl Player {
             }
             Err(miss) => {
                 if state.misses.len() < MAX_MISSES {
-                    state.misses.push(miss.clone());
+                    state.misses.push((*miss).clone());
                 } else {
                     state.dropped_misses += 1;
                 }
@@ -159,7 +159,7 @@ impl Player {
         }
     }
 
-    fn find(&self, state: &State, method: &str, params: &Value) -> Result<usize, Miss> {
+    fn find(&self, state: &State, method: &str, params: &Value) -> Result<usize, Box<Miss>> {
         let interactions = &self.cassette.interactions;
         let differ = |n: usize| {
             differences(
@@ -168,11 +168,13 @@ impl Player {
                 &self.matching.ignore,
             )
         };
-        let miss = |nearest, due| Miss {
-            method: method.to_string(),
-            params: without_meta(params),
-            nearest,
-            due,
+        let miss = |nearest, due| {
+            Box::new(Miss {
+                method: method.to_string(),
+                params: without_meta(params),
+                nearest,
+                due,
+            })
         };
         if self.matching.order == Order::Strict {
             let n = state.next;

@@ -51,9 +51,6 @@ pub(crate) fn initialize(
     if let Some(instructions) = &engine.spec.instructions {
         result.insert("instructions".into(), json!(instructions));
     }
-    if let Some(player) = engine.replay() {
-        super::replay::handshake(player, &mut result);
-    }
     Ok((Value::Object(result), session))
 }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::{RequestCtx, discover, lifecycle};
+use super::{RequestCtx, discover};
 use crate::cassette::{MessageKind, Played, Player, RecordedResponse};
 use crate::engine::protocol::jsonrpc::{RpcError, code};
 
@@ -37,7 +37,7 @@ pub(crate) async fn answer(
     method: &str,
 ) -> Result<Value, RpcError> {
     match method {
-        "ping" => return Ok(lifecycle::ping()),
+        "ping" => return Ok(Value::Object(Map::new())),
         "server/discover" if ctx.session.version.is_modern() => return Ok(discovered(ctx, player)),
         _ => {}
     }
@@ -76,7 +76,7 @@ pub(crate) async fn answer(
     }
     match response {
         RecordedResponse::Result(result) => Ok(result),
-        RecordedResponse::Error(error) => Err(recorded_error(&error)),
+        RecordedResponse::Error(error) => Err(RpcError::from_value(&error)),
     }
 }
 
@@ -95,20 +95,4 @@ fn discovered(ctx: &RequestCtx, player: &Player) -> Value {
         }
     }
     result
-}
-
-fn recorded_error(error: &Value) -> RpcError {
-    let code = error
-        .get("code")
-        .and_then(Value::as_i64)
-        .unwrap_or(code::INTERNAL_ERROR);
-    let message = error
-        .get("message")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let rpc = RpcError::new(code, message);
-    match error.get("data") {
-        Some(data) => rpc.with_data(data.clone()),
-        None => rpc,
-    }
 }
