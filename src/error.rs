@@ -133,6 +133,15 @@ pub enum Error {
         /// The command that installs it.
         install: &'static str,
     },
+    /// A cassette (a file, or one inline in `servers.json`) is invalid.
+    Cassette {
+        /// The file, when it came from one.
+        path: Option<PathBuf>,
+        /// The field at fault, as a path into the cassette (`interactions[2].request.method`).
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A file could not be read or written.
     Io {
         /// The file at fault.
@@ -195,6 +204,17 @@ impl std::fmt::Display for Error {
                 f,
                 "the mcp-decoy binary was not found: {reason}. Install it with `{install}`, or set MCP_DECOY_BIN to its path"
             ),
+            Error::Cassette {
+                path,
+                field,
+                reason,
+            } => {
+                let file = path
+                    .as_ref()
+                    .map(|p| format!(" {}", p.display()))
+                    .unwrap_or_default();
+                write!(f, "cassette{file}: `{field}`: {reason}")
+            }
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
         }
     }

@@ -13,6 +13,9 @@ pub mod faults {}
 #[doc = include_str!("../docs/catalog.md")]
 pub mod catalog {}
 
+#[doc = include_str!("../docs/cassettes.md")]
+pub mod cassettes {}
+
 #[doc = include_str!("../docs/capture.md")]
 pub mod capture {}
 

@@ -50,8 +50,12 @@
 //!   snapshot view ([`log::Transcript`]).
 //! - [`spec`]: plain serde data ([`spec::ServerSpec`], [`spec::ToolSpec`], scripts,
 //!   delays, OAuth settings) shared by the builders and the app's `servers.json`.
+//! - [`cassette`]: a session saved as a file ([`cassette::Cassette`], from
+//!   [`log::Log::to_cassette`]), replayed with [`MockMcpServer::from_cassette`] and
+//!   [`cassette::Matching`], or converted into a [`spec::ServerSpec`].
 //! - [`guide`]: the guides, with runnable examples: [tools](guide::tools),
 //!   [tasks](guide::tasks), [faults](guide::faults), [resources and prompts](guide::catalog),
+//!   [cassettes](guide::cassettes),
 //!   [the capture](guide::capture), [transports](guide::transports),
 //!   [guards](guide::guards), [OAuth](guide::oauth), [protocol](guide::protocol) and
 //!   [the app](guide::app).
@@ -101,6 +105,10 @@
 //!   (`catalog.rs`, `kinds.rs`) and reaches the engine only through `live.rs`.
 //! - [`spec`]: plain serde data shared by the builder and the app's `servers.json`; it also
 //!   defines [`Fault`], [`FaultRule`] and [`ProtocolVersion`], whose one path is the root.
+//! - [`cassette`]: the cassette format (`format.rs`), a log made into one (`record.rs`,
+//!   with `normalise.rs`: labels and redaction), how a request finds its interaction
+//!   (`matching.rs`), the replay's state (`replay.rs`, which the engine's
+//!   `methods/replay.rs` answers from) and a cassette made into a server (`convert.rs`).
 //! - [`log`]: the captured records, the bounded ring that holds them (crate-private),
 //!   typed queries (the OAuth reads in `log/oauth/`) and the snapshot view (its order in
 //!   `log/order.rs`).
@@ -148,6 +156,7 @@
 #[macro_use]
 mod macros;
 
+pub mod cassette;
 #[cfg(feature = "decoy-cli")]
 #[cfg_attr(docsrs, doc(cfg(feature = "decoy-cli")))]
 pub mod cli;

@@ -348,8 +348,19 @@ fn rule_problems_in_servers_json_are_all_listed_with_their_pointers() {
 
 #[test]
 fn the_shipped_json_schema_equals_the_generated_one() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/servers.schema.json");
-    let generated = mcp_decoy::cli::config::json_schema();
+    shipped_schema("servers.schema.json", mcp_decoy::cli::config::json_schema());
+}
+
+#[test]
+fn the_shipped_cassette_schema_equals_the_generated_one() {
+    shipped_schema("cassette.schema.json", mcp_decoy::cassette::json_schema());
+}
+
+/// Checks (or, with `MCP_DECOY_WRITE_SCHEMA`, writes) `schema/NAME`.
+fn shipped_schema(name: &str, generated: serde_json::Value) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("schema")
+        .join(name);
     if std::env::var_os("MCP_DECOY_WRITE_SCHEMA").is_some() {
         let mut text = serde_json::to_string_pretty(&generated).expect("JSON");
         text.push('\n');

@@ -231,6 +231,9 @@ impl Engine {
         if let Some(oauth) = &self.oauth {
             oauth.forget();
         }
+        if let Some(player) = &self.replay {
+            player.rewind();
+        }
     }
 
     /// Takes over the OAuth clients and tokens of the engine this one replaces.

@@ -57,9 +57,10 @@ pub(crate) use transport::http::listener::serve;
 pub(crate) use transport::http::router_at;
 pub(crate) use transport::http::serve::{Running, spawn};
 
+use crate::cassette::Player;
 use crate::error::Error;
 use crate::log::TrafficLog;
-use crate::spec::{Limits, ProtocolVersion, ServerSpec, ToolSpec};
+use crate::spec::{Limits, ProtocolVersion, ReplaySpec, ServerSpec, ToolSpec};
 use protocol::jsonrpc;
 use state::catalog::Catalog;
 use state::clock::Clock;
@@ -72,6 +73,22 @@ use state::tasks::Tasks;
 /// The listings clients are told about when they change (a script's `notify` step names
 /// them too, so the type lives in `spec`).
 pub(crate) use crate::spec::Listing;
+
+/// The player of a spec's cassette: read (from its file, if it has one) and checked.
+fn player(replay: &ReplaySpec) -> Result<Player, Error> {
+    if let Some((n, pointer)) = replay.matching.bad_pointer() {
+        return Err(Error::InvalidConfig {
+            field: "replay.matching.ignore",
+            reason: format!(
+                "[{n}] `{pointer}` is no JSON pointer: it must be empty or start with `/`"
+            ),
+        });
+    }
+    Ok(Player::new(
+        replay.cassette.load()?,
+        replay.matching.clone(),
+    ))
+}
 
 impl Listing {
     pub(crate) fn notification(self) -> &'static str {
@@ -124,6 +141,9 @@ pub(crate) struct Engine {
     expiry: Expiry,
     /// OAuth 2.1 state (clients, codes, tokens) when the spec has `auth`.
     oauth: Option<oauth::AuthServer>,
+    /// The cassette being replayed, when the spec has `replay`: it answers every request
+    /// (see `methods::replay`).
+    replay: Option<Player>,
 }
 
 impl Engine {
@@ -168,6 +188,7 @@ impl Engine {
                 reason: "must be at least 1".into(),
             });
         }
+        let replay = spec.replay.as_ref().map(player).transpose()?;
         let versions = spec.versions_newest_first();
         let guard = guard::Guard::new(&spec);
         let oauth = spec.auth.clone().map(oauth::AuthServer::new);
@@ -201,8 +222,14 @@ impl Engine {
             faults: Faults::new(&spec.faults),
             expiry: Expiry::new(spec.session_expiry),
             oauth,
+            replay,
             spec,
         }))
+    }
+
+    /// The cassette being replayed, if any.
+    pub(crate) fn replay(&self) -> Option<&Player> {
+        self.replay.as_ref()
     }
 
     /// An engine for unit tests, with default limits and its own log.
@@ -283,6 +310,9 @@ impl Engine {
 
     /// `serverInfo` (spec `Implementation`).
     pub(crate) fn server_info(&self) -> Value {
+        if let Some(info) = self.replay().and_then(|p| p.cassette().server_info()) {
+            return info.clone();
+        }
         let mut info = json!({ "name": self.spec.name, "version": self.spec.version });
         if let (Some(title), Some(object)) = (&self.spec.title, info.as_object_mut()) {
             object.insert("title".into(), json!(title));

@@ -11,6 +11,7 @@ pub(crate) mod auth_scenario;
 // `Fault` and `FaultRule` are re-exported at the crate root, their one public path.
 pub(crate) mod fault;
 mod prompt;
+mod replay;
 mod resource;
 mod response;
 mod script;
@@ -32,6 +33,7 @@ pub(crate) use auth_scenario::AuthScenario;
 pub use fault::{Delay, SessionExpiry};
 pub(crate) use fault::{Fault, FaultRule};
 pub use prompt::{PromptArgumentSpec, PromptSpec, default_prompt_template};
+pub use replay::{CassetteSource, ReplaySpec};
 pub use resource::{ResourceBody, ResourceSpec, ResourceTemplateSpec};
 pub use response::{Comparison, Matcher, ResponseSpec};
 pub(crate) use script::MAX_WAIT_MS;
@@ -298,6 +300,10 @@ pub struct ServerSpec {
     /// arrives, as a server under test of a client should unless asked.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub validate_arguments: bool,
+    /// Replay a recorded session (a cassette) instead of serving the catalog: requests are
+    /// answered as the recorded server answered them; see [`ReplaySpec`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<ReplaySpec>,
 }
 
 fn default_version() -> String {
@@ -328,6 +334,7 @@ impl ServerSpec {
             auth: None,
             stdio: StdioSpec::default(),
             validate_arguments: false,
+            replay: None,
         }
     }
 

@@ -222,6 +222,9 @@ pub mod peer;
 /// The 2025-11-25 task tests' tool and requests.
 pub mod legacy_tasks;
 
+/// The session the cassette tests record and replay.
+pub mod recorded;
+
 // ---------------------------------------------------------------------------------------
 // A client that answers server-initiated requests and hears progress and log notifications.
 

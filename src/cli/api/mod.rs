@@ -13,6 +13,7 @@
 //! body.
 
 mod body;
+mod cassettes;
 mod catalog;
 mod guard;
 mod kinds;
@@ -55,6 +56,7 @@ pub fn router(app: Arc<App>) -> Router {
     routes.extend(tasks::routes(&mut docs));
     routes.extend(oauth::routes(&mut docs));
     routes.extend(logs::routes());
+    routes.extend(cassettes::routes(&mut docs));
     routes.push(templates::route(&mut docs));
     let api = openapi::serve(docs, app.ui_port, routes)
         .fallback(no_route)

@@ -70,6 +70,7 @@ impl From<crate::error::Error> for ApiError {
             | E::InvalidConfig { field, .. } => Some((*field).to_string()),
             E::Template { .. } => Some("template".to_string()),
             E::InvalidResponse { field, .. } | E::InvalidFault { field, .. } => Some(field.clone()),
+            E::Cassette { .. } => Some("replay.cassette".to_string()),
             _ => None,
         };
         if status == StatusCode::INTERNAL_SERVER_ERROR {

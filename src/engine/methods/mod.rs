@@ -11,6 +11,7 @@ pub(crate) mod logging;
 pub(crate) mod mrtr;
 pub(crate) mod pagination;
 pub(crate) mod prompts;
+pub(crate) mod replay;
 pub(crate) mod resources;
 pub(crate) mod script;
 pub(crate) mod tasks;
@@ -59,6 +60,9 @@ impl RequestCtx {
 
 /// Answers one request of a session.
 pub(crate) async fn request(ctx: &RequestCtx, method: &str) -> Result<Value, RpcError> {
+    if let Some(player) = ctx.engine.replay() {
+        return replay::answer(ctx, player, method).await;
+    }
     match Method::parse(method) {
         Some(Method::Ping) => Ok(lifecycle::ping()),
         Some(Method::ToolsList) => tools::list(ctx),

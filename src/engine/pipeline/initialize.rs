@@ -12,7 +12,7 @@ use super::outcome::{Framing, Outcome, Reply};
 use super::plan::{self, Setting};
 use crate::engine::Engine;
 use crate::engine::capture::{Arrival, Recorder};
-use crate::engine::methods::lifecycle;
+use crate::engine::methods::{lifecycle, replay};
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 use crate::engine::protocol::method::INITIALIZE;
 use crate::engine::protocol::modern::versions_list;
@@ -78,7 +78,10 @@ pub(crate) async fn answer(
         return Outcome::in_mode(response);
     }
     match lifecycle::initialize(engine, params, inbound.transport) {
-        Ok((result, session)) => {
+        Ok((mut result, session)) => {
+            if let (Some(player), Some(result)) = (engine.replay(), result.as_object_mut()) {
+                replay::handshake(player, result);
+            }
             engine.expiry.opened(
                 &session.id,
                 engine.clock.now(),

@@ -243,6 +243,9 @@ impl Pending {
             return true;
         }
         let request = &self.request;
+        if let Some(player) = self.engine.replay() {
+            return player.talks(&request.method, &request.params);
+        }
         let modern = request.session.version.is_modern();
         // In 2026-07-28 an ask becomes an input_required result, not a message.
         let talks = |script: &[Step]| {

@@ -46,6 +46,24 @@ impl RpcError {
         }
     }
 
+    /// A stored JSON-RPC error object (a recorded or a task's error) as an error to answer;
+    /// a missing `code` reads as `-32603`.
+    pub(crate) fn from_value(error: &Value) -> Self {
+        let code = error
+            .get("code")
+            .and_then(Value::as_i64)
+            .unwrap_or(code::INTERNAL_ERROR);
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let rpc = RpcError::new(code, message);
+        match error.get("data") {
+            Some(data) => rpc.with_data(data.clone()),
+            None => rpc,
+        }
+    }
+
     pub(crate) fn with_data(mut self, data: Value) -> Self {
         self.data = Some(data);
         self

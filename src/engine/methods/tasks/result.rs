@@ -42,7 +42,7 @@ pub(crate) async fn result(ctx: &RequestCtx) -> Result<Value, RpcError> {
         if status.is_terminal() {
             return match ending {
                 Some(Ending::Result(result)) => Ok(wire::with_related(result, &task.id)),
-                Some(Ending::Error(error)) => Err(rpc_error(&error)),
+                Some(Ending::Error(error)) => Err(RpcError::from_value(&error)),
                 None => Err(RpcError::new(
                     code::INTERNAL_ERROR,
                     format!(
@@ -129,21 +129,4 @@ impl Drop for Claim<'_> {
             asked.sent = false;
         }
     }
-}
-
-/// A stored JSON-RPC error object as an error to answer.
-fn rpc_error(error: &Value) -> RpcError {
-    let code = error
-        .get("code")
-        .and_then(Value::as_i64)
-        .unwrap_or(code::INTERNAL_ERROR);
-    let message = error
-        .get("message")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let mut rpc = RpcError::new(code, message);
-    if let Some(data) = error.get("data") {
-        rpc = rpc.with_data(data.clone());
-    }
-    rpc
 }

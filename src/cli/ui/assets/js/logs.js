@@ -1,6 +1,7 @@
 // The Logs tab (product guide, "Read the logs"): the live list, newest at the top; the
-// search box, which filters with the API's own `q`; Pause, Resume, Clear, Export JSONL and
-// Export HAR; an entry's details; and the keyboard (`/`, the arrow keys, Escape).
+// search box, which filters with the API's own `q`; Pause, Resume, Clear, Export JSONL,
+// Export HAR, Save cassette and Convert to mock; an entry's details; and the keyboard (`/`,
+// the arrow keys, Escape).
 //
 // The list loads a page of `GET /logs`, then follows `GET /logs/stream`. A stream that closes
 // (Pause, a lost connection, a new search) reopens with `after`, so nothing is lost: `after` is
@@ -52,6 +53,12 @@ export function mountLogs(root, route) {
     title: 'The HTTP exchanges as a HAR 1.2 file, for a browser\'s network panel or a HAR viewer' }, 'Export HAR');
   const harSecrets = h('input', { type: 'checkbox', testid: 'har-secrets',
     on: { change: () => (harLink.href = apiUrl(`${base}/export.har${harSecrets.checked ? '?secrets=true' : ''}`)) } });
+  // A cassette: the JSON-RPC exchanges, replayable (GET /cassette), or a new server made of
+  // them to edit (POST /cassette/convert), which the page then opens.
+  const cassetteLink = h('a', { class: 'button', testid: 'save-cassette', href: apiUrl(`${serverPath(server)}/cassette`), download: `${server}.cassette.json`,
+    title: 'The JSON-RPC exchanges as a cassette, to replay with MockMcpServer::from_cassette or a server\'s "replay"' }, 'Save cassette');
+  const convert = h('button', { type: 'button', testid: 'cassette-convert', on: { click: convertToMock },
+    title: 'A new server with the recorded tools, resources and prompts, answering as recorded, to edit' }, 'Convert to mock');
   const banner = h('p', { class: 'error-banner', role: 'alert', hidden: true });
   const detailBody = h('div', { class: 'details-scroll' });
   const panel = h('aside', { class: 'card log-details', testid: 'log-details', hidden: true, 'aria-label': 'Entry details' },
@@ -62,7 +69,8 @@ export function mountLogs(root, route) {
 
   replace(root, h('div', { class: 'logs' },
     h('div', { class: 'log-toolbar' }, search, count, state, h('span', { class: 'spacer' }), pause, clear, exportLink, harLink,
-      h('label', { class: 'check', title: 'In the HAR file: Authorization, cookies, API keys, OAuth codes and secrets' }, harSecrets, 'Include secrets')),
+      h('label', { class: 'check', title: 'In the HAR file: Authorization, cookies, API keys, OAuth codes and secrets' }, harSecrets, 'Include secrets'),
+      cassetteLink, convert),
     banner, main));
 
   search.addEventListener('input', debounce(() => {
@@ -93,6 +101,16 @@ export function mountLogs(root, route) {
     setText(count, plural(total, 'entry', 'entries'));
     count.classList.toggle('filtered', q !== '');
     count.dataset.count = String(total);
+  }
+
+  async function convertToMock() {
+    const name = `${server}-recorded`;
+    try {
+      await api.post(`${serverPath(server)}/cassette/convert`, { name });
+      location.hash = `#/servers/${seg(name)}/tools`;
+    } catch (problem) {
+      fail(problem);
+    }
   }
 
   function fail(problem) {
