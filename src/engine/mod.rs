@@ -5,6 +5,9 @@
 //! Imports run one way, top to bottom:
 //! - [`transport`]: adapters (Streamable HTTP today) turn bytes into messages and outcomes
 //!   back into bytes; the HTTP-only guards ([`guard`], [`oauth`], [`manifest`]) sit beside it.
+//!   A relay (feature `relay`) is one more HTTP responder there (`transport::http::relay`):
+//!   it forwards to a real server instead of running the pipeline, behind the same guards
+//!   and capture.
 //! - [`pipeline`]: the stages every message goes through: record, admit, plan, run, outcome.
 //! - [`methods`]: one file per family of MCP methods, no transport types.
 //! - [`capture`]: the recorder, the only writer of the traffic log's `mcp` records.
@@ -124,6 +127,9 @@ pub(crate) struct Engine {
     expiry: Expiry,
     /// OAuth 2.1 state (clients, codes, tokens) when the spec has `auth`.
     oauth: Option<oauth::AuthServer>,
+    /// The upstream and its client, when the server is a relay.
+    #[cfg(feature = "relay")]
+    relay: Option<transport::http::relay::Relay>,
 }
 
 impl Engine {
@@ -168,6 +174,17 @@ impl Engine {
                 reason: "must be at least 1".into(),
             });
         }
+        #[cfg(feature = "relay")]
+        transport::http::relay::check_spec(&spec)?;
+        #[cfg(not(feature = "relay"))]
+        if spec.upstream.is_some() {
+            return Err(Error::InvalidConfig {
+                field: "upstream",
+                reason: "a relay needs mcp-decoy's `relay` cargo feature".into(),
+            });
+        }
+        #[cfg(feature = "relay")]
+        let relay = transport::http::relay::Relay::of(&spec)?;
         let versions = spec.versions_newest_first();
         let guard = guard::Guard::new(&spec);
         let oauth = spec.auth.clone().map(oauth::AuthServer::new);
@@ -201,6 +218,8 @@ impl Engine {
             faults: Faults::new(&spec.faults),
             expiry: Expiry::new(spec.session_expiry),
             oauth,
+            #[cfg(feature = "relay")]
+            relay,
             spec,
         }))
     }
@@ -319,6 +338,13 @@ impl Engine {
     #[cfg(feature = "decoy-cli")]
     pub(crate) fn source(&self) -> u64 {
         self.source
+    }
+
+    /// Whether this server is a relay whose OAuth discovery answers `path`, a well-known
+    /// document at the app's root that names it (`/.well-known/…/s/NAME/…`).
+    #[cfg(feature = "decoy-cli")]
+    pub(crate) fn relays_root(&self, path: &str) -> bool {
+        self.relay.as_ref().is_some_and(|r| r.claims_root(path))
     }
 
     /// Queues the listing's `list_changed` notification for every live session and every
