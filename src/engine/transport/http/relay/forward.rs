@@ -311,12 +311,13 @@ async fn send(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("json"));
     let mut body = body;
-    if json && records.is_none() && status.is_success() {
-        if let Ok(mut document) = serde_json::from_slice::<Value>(&body)
-            && face.metadata(relay, &target, &mut document)
-        {
-            body = Bytes::from(document.to_string());
-        }
+    if json
+        && records.is_none()
+        && status.is_success()
+        && let Ok(mut document) = serde_json::from_slice::<Value>(&body)
+        && face.metadata(relay, &target, &mut document)
+    {
+        body = Bytes::from(document.to_string());
     }
     if let Some(mut records) = records {
         if json {
