@@ -361,3 +361,71 @@ async fn a_relay_with_tools_or_a_bad_url_is_refused_naming_the_field() {
         .expect_err("not http");
     assert!(bad.to_string().contains("http:// or https://"), "{bad}");
 }
+
+/// GET opens the session's stream at the upstream and DELETE ends the session there
+/// (transports, "Listening for Messages from the Server" and "Session Management"): both
+/// pass through the relay with the session id, and both are captured with the upstream's
+/// status.
+#[tokio::test]
+async fn get_streams_and_delete_reach_the_upstream_with_the_session() {
+    let upstream = MockMcpServer::builder().tool(Tool::echo()).start().await;
+    let relay = relay_to(&upstream.url()).await;
+    let http = reqwest::Client::new();
+    let opened = http
+        .post(relay.url())
+        .header("accept", "application/json, text/event-stream")
+        .json(&common::initialize_body())
+        .send()
+        .await
+        .expect("initialize through the relay");
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .expect("text")
+        .to_string();
+    let stream = http
+        .get(relay.url())
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .send()
+        .await
+        .expect("the GET stream opens");
+    assert_eq!(stream.status(), 200);
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    drop(stream);
+    let ended = http
+        .delete(relay.url())
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .send()
+        .await
+        .expect("DELETE through the relay");
+    assert_eq!(ended.status(), 200);
+    assert!(
+        upstream.sessions().is_empty(),
+        "the upstream's session ended"
+    );
+
+    let upstream_log = upstream.log();
+    for method in ["GET", "DELETE"] {
+        let at_upstream = upstream_log
+            .http()
+            .method(method)
+            .last()
+            .cloned()
+            .expect("reached");
+        assert_eq!(
+            at_upstream.request_header("mcp-session-id"),
+            Some(session.as_str())
+        );
+    }
+    let log = relay.log();
+    for (method, status) in [("GET", 200), ("DELETE", 200)] {
+        let relayed = log.http().method(method).all();
+        let leg = relayed
+            .iter()
+            .find_map(|h| h.upstream.clone())
+            .expect("captured");
+        assert_eq!(leg.status, Some(status), "{method}");
+    }
+}

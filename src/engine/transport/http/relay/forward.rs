@@ -17,7 +17,7 @@ use url::Url;
 
 use super::auth::{Face, Leg, route};
 use super::record::Exchange;
-use super::sse::Events;
+use super::tap::Tap;
 use super::{MAX_UPSTREAM_BODY, Relay};
 use crate::engine::Engine;
 use crate::engine::capture::{ExchangeId, millis};
@@ -26,7 +26,7 @@ use crate::engine::pipeline::plan::{Setting, plan};
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 use crate::engine::transport::http::checks::origin_rejection;
 use crate::engine::transport::http::render::{http_fault, transport_error};
-use crate::log::{Entry, FailureCause, MAX_CAPTURED_BYTES, Upstream, UpstreamFailure};
+use crate::log::{Entry, FailureCause, Upstream, UpstreamFailure};
 use crate::spec::Fault;
 
 /// Headers that belong to one connection (RFC 9110 section 7.6.1), never forwarded; and
@@ -266,37 +266,8 @@ async fn send(
             );
         };
         note(engine, exchange, upstream);
-        let tap = Tap {
-            engine: engine.clone(),
-            exchange,
-            events: Events::default(),
-            records,
-            kept: Vec::new(),
-            cut: false,
-            broke: None,
-            _permit: permit,
-        };
-        let body = futures::stream::unfold(
-            (answer.bytes_stream(), tap),
-            |(mut chunks, mut tap)| async move {
-                match chunks.next().await {
-                    Some(Ok(chunk)) => {
-                        tap.saw(&chunk);
-                        Some((Ok::<Bytes, std::io::Error>(chunk), (chunks, tap)))
-                    }
-                    Some(Err(error)) => {
-                        tap.broke = Some(error.to_string());
-                        tap.end();
-                        None
-                    }
-                    None => {
-                        tap.end();
-                        None
-                    }
-                }
-            },
-        );
-        let mut response = Response::new(Body::from_stream(body));
+        let tap = Tap::new(engine.clone(), exchange, records, permit);
+        let mut response = Response::new(tap.relay(answer));
         *response.status_mut() = status;
         *response.headers_mut() = headers;
         return response;
@@ -448,69 +419,4 @@ fn classify(error: &reqwest::Error) -> UpstreamFailure {
         FailureCause::Protocol
     };
     UpstreamFailure { cause, detail }
-}
-
-/// Watches a relayed event stream for the capture: its events become `mcp` records, its
-/// first bytes the `http` record's body (cut as the capture cuts any body).
-struct Tap {
-    engine: Arc<Engine>,
-    exchange: Option<ExchangeId>,
-    events: Events,
-    records: Option<Exchange>,
-    kept: Vec<u8>,
-    cut: bool,
-    broke: Option<String>,
-    _permit: tokio::sync::OwnedSemaphorePermit,
-}
-
-impl Tap {
-    fn saw(&mut self, chunk: &[u8]) {
-        let room = MAX_CAPTURED_BYTES.saturating_sub(self.kept.len());
-        self.kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        self.cut |= chunk.len() > room;
-        let done = self.events.feed(chunk);
-        if let Some(records) = self.records.as_mut() {
-            for data in done {
-                records.event(&data);
-            }
-        }
-    }
-
-    /// The stream ended (or broke off): requests left unanswered close without a response.
-    fn end(&mut self) {
-        if let Some(records) = self.records.take() {
-            records.finish();
-        }
-    }
-}
-
-impl Drop for Tap {
-    fn drop(&mut self) {
-        // A client that went away leaves its open requests cancelled.
-        if let Some(records) = self.records.take() {
-            records.abandon();
-        }
-        let Some(ExchangeId(id)) = self.exchange else {
-            return;
-        };
-        let mut text = String::from_utf8_lossy(&self.kept).into_owned();
-        if self.cut {
-            text.push_str("... (cut)");
-        }
-        let body = (!text.is_empty()).then_some(Value::String(text));
-        let cut = self.cut || self.events.skipped;
-        let broke = self.broke.take();
-        self.engine.log.update(id, |entry| {
-            if let Entry::Http(h) = entry {
-                h.response_body = body;
-                h.truncated |= cut;
-                if let (Some(detail), Some(upstream)) = (broke, h.upstream.as_mut()) {
-                    upstream.failure = Some(UpstreamFailure {
-                        cause: FailureCause::Protocol,
-                        detail: format!("the event stream broke off: {detail}"),
-                    });
-                }
-            }
-        });
-    }
 }
