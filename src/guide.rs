@@ -33,3 +33,7 @@ pub mod protocol {}
 
 #[doc = include_str!("../docs/app.md")]
 pub mod app {}
+
+#[cfg(feature = "relay")]
+#[doc = include_str!("../docs/relay.md")]
+pub mod relay {}

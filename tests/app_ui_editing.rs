@@ -173,3 +173,29 @@ async fn the_pages_fit_a_1920_by_1080_window() {
     ui.shot("logs-1920").await;
     ui.browser.close().await;
 }
+
+/// The server form's Upstream field makes a relay: the new server forwards to the real
+/// server (an rmcp upstream), whose tools a client then sees through the app.
+#[tokio::test]
+async fn a_relay_is_created_in_the_server_form_with_its_upstream() {
+    let upstream = common::upstream::rmcp_upstream(common::upstream::Mode::StatelessJson).await;
+    let ui = Ui::start("ui-relay").await;
+    let b = &ui.browser;
+    b.open(&ui.url("#/servers")).await;
+    b.click("new-server").await;
+    ui.fill("[data-testid=server-form] input[name=name]", "real")
+        .await;
+    ui.fill(
+        "[data-testid=server-form] input[name=upstream]",
+        &upstream.url,
+    )
+    .await;
+    b.click("server-save").await;
+    b.css("tr[data-server=\"real\"]").await;
+    let saved = ui.api_get("/servers/real").await;
+    assert_eq!(saved["upstream"], upstream.url.as_str(), "{saved}");
+    let client = common::connect(&ui.app.mcp_url("real")).await;
+    let echoed = call_ok(&client, "echo", json!({ "message": "relayed" })).await;
+    assert_eq!(common::text(&echoed), "relayed");
+    ui.browser.close().await;
+}

@@ -225,6 +225,7 @@ async fn root(State(registry): State<Arc<Registry>>, request: Request) -> Respon
             .engine
             .oauth()
             .is_some_and(|oauth| oauth.root_paths().iter().any(|p| p == path))
+            || hosted.engine.relays_root(path)
     };
     let named = path
         .strip_prefix("/.well-known/")

@@ -180,6 +180,39 @@ impl Recorder {
         });
     }
 
+    /// Attaches a response that a relay's upstream sent; `session` and `version` are what an
+    /// upstream `initialize` opened (`Mcp-Session-Id`, `protocolVersion`).
+    #[cfg(feature = "relay")]
+    pub(crate) fn relayed(
+        self,
+        response: &Value,
+        session: Option<String>,
+        version: Option<String>,
+    ) {
+        let (response, truncated) = clip(response);
+        self.close(|m, duration| {
+            m.response = Some(response);
+            m.truncated |= truncated;
+            m.duration_ms = Some(duration);
+            if session.is_some() {
+                m.session = session;
+            }
+            if version.is_some() {
+                m.protocol_version = version;
+            }
+        });
+    }
+
+    /// Sets the revision a relayed request ran under (its `MCP-Protocol-Version` header).
+    #[cfg(feature = "relay")]
+    pub(crate) fn versioned(&self, version: String) {
+        self.engine.log.update(self.id, |entry| {
+            if let Entry::Mcp(m) = entry {
+                m.protocol_version = Some(version);
+            }
+        });
+    }
+
     /// Closes a request's record that got no response the client could read (a fault
     /// withheld it): only the duration is set.
     pub(crate) fn withheld(self) {
@@ -237,10 +270,37 @@ impl Drop for Recorder {
     }
 }
 
+/// Where a message the server sent on a stream belongs: its session (none for a
+/// 2026-07-28 request), revision and transport.
+pub(crate) struct Sent<'a> {
+    pub(crate) session: Option<&'a str>,
+    pub(crate) version: Option<&'a str>,
+    pub(crate) modern: bool,
+    pub(crate) transport: Transport,
+}
+
 /// Records a message the server sent on a stream.
 pub(crate) fn sent(
     engine: &Engine,
     session: &Session,
+    exchange: Option<ExchangeId>,
+    message: &Value,
+) {
+    let modern = session.version.is_modern();
+    let on = Sent {
+        // A 2026-07-28 request's detached session is no session the client knows.
+        session: (!modern).then_some(session.id.as_str()),
+        version: Some(session.version.as_str()),
+        modern,
+        transport: session.transport,
+    };
+    sent_on(engine, &on, exchange, message);
+}
+
+/// Records a message a server sent on a stream: a mock's session or a relay's upstream.
+pub(crate) fn sent_on(
+    engine: &Engine,
+    on: &Sent<'_>,
     exchange: Option<ExchangeId>,
     message: &Value,
 ) {
@@ -267,15 +327,10 @@ pub(crate) fn sent(
             direction: Direction::ServerToClient,
             method,
             name: None,
-            // A 2026-07-28 request's detached session is no session the client knows.
-            session: (!session.version.is_modern()).then(|| session.id.clone()),
-            protocol_version: Some(session.version.as_str().to_string()),
-            era: Some(if session.version.is_modern() {
-                Era::Modern
-            } else {
-                Era::Legacy
-            }),
-            transport: session.transport,
+            session: on.session.map(str::to_string),
+            protocol_version: on.version.map(str::to_string),
+            era: Some(if on.modern { Era::Modern } else { Era::Legacy }),
+            transport: on.transport,
             carried_by: exchange.map(|e| e.0),
             message,
             response: None,

@@ -5,6 +5,9 @@
 //! Imports run one way, top to bottom:
 //! - [`transport`]: adapters (Streamable HTTP today) turn bytes into messages and outcomes
 //!   back into bytes; the HTTP-only guards ([`guard`], [`oauth`], [`manifest`]) sit beside it.
+//!   A relay (feature `relay`) is one more HTTP responder there (`transport::http::relay`):
+//!   it forwards to a real server instead of running the pipeline, behind the same guards
+//!   and capture.
 //! - [`pipeline`]: the stages every message goes through: record, admit, plan, run, outcome.
 //! - [`methods`]: one file per family of MCP methods, no transport types.
 //! - [`capture`]: the recorder, the only writer of the traffic log's `mcp` records.
@@ -144,6 +147,9 @@ pub(crate) struct Engine {
     /// The cassette being replayed, when the spec has `replay`: it answers every request
     /// (see `methods::replay`).
     replay: Option<Player>,
+    /// The upstream and its client, when the server is a relay.
+    #[cfg(feature = "relay")]
+    relay: Option<transport::http::relay::Relay>,
 }
 
 impl Engine {
@@ -189,6 +195,23 @@ impl Engine {
             });
         }
         let replay = spec.replay.as_ref().map(player).transpose()?;
+        if spec.replay.is_some() && spec.upstream.is_some() {
+            return Err(Error::InvalidConfig {
+                field: "upstream",
+                reason: "a server replays a cassette or relays to an upstream, not both".into(),
+            });
+        }
+        #[cfg(feature = "relay")]
+        transport::http::relay::check_spec(&spec)?;
+        #[cfg(not(feature = "relay"))]
+        if spec.upstream.is_some() {
+            return Err(Error::InvalidConfig {
+                field: "upstream",
+                reason: "a relay needs mcp-decoy's `relay` cargo feature".into(),
+            });
+        }
+        #[cfg(feature = "relay")]
+        let relay = transport::http::relay::Relay::of(&spec)?;
         let versions = spec.versions_newest_first();
         let guard = guard::Guard::new(&spec);
         let oauth = spec.auth.clone().map(oauth::AuthServer::new);
@@ -223,6 +246,8 @@ impl Engine {
             expiry: Expiry::new(spec.session_expiry),
             oauth,
             replay,
+            #[cfg(feature = "relay")]
+            relay,
             spec,
         }))
     }
@@ -349,6 +374,13 @@ impl Engine {
     #[cfg(feature = "decoy-cli")]
     pub(crate) fn source(&self) -> u64 {
         self.source
+    }
+
+    /// Whether this server is a relay whose OAuth discovery answers `path`, a well-known
+    /// document at the app's root that names it (`/.well-known/…/s/NAME/…`).
+    #[cfg(feature = "decoy-cli")]
+    pub(crate) fn relays_root(&self, path: &str) -> bool {
+        self.relay.as_ref().is_some_and(|r| r.claims_root(path))
     }
 
     /// Queues the listing's `list_changed` notification for every live session and every

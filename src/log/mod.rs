@@ -22,7 +22,7 @@ pub use oauth::{AuthorizeRequest, Challenge, ClientAuth, OAuthLog, Registration,
 pub use query::{FiredFault, HttpQuery, Log, McpQuery, ToolCall};
 pub(crate) use query::{MAX_DESCRIBED, bounded, describe_detailed, describe_mcp, describe_with};
 pub use record::{
-    ArgumentError, Direction, Entry, Era, HttpExchange, HttpKind, Record, RpcKind, RpcMessage,
-    Transport,
+    ArgumentError, Direction, Entry, Era, FailureCause, HttpExchange, HttpKind, Record, RpcKind,
+    RpcMessage, Transport, Upstream, UpstreamFailure,
 };
 pub use transcript::{Transcript, TranscriptEntry};

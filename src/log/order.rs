@@ -157,6 +157,7 @@ mod tests {
                 response_body: None,
                 duration_ms: None,
                 stream_of: None,
+                upstream: None,
                 truncated: false,
             }),
         )
@@ -177,6 +178,7 @@ mod tests {
                 response_body: None,
                 duration_ms: None,
                 stream_of: Some(of),
+                upstream: None,
                 truncated: false,
             }),
         )

@@ -89,12 +89,76 @@ pub struct HttpExchange {
     /// For a stream end: the id of the exchange that opened the stream.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_of: Option<u64>,
+    /// On a relay (`relay_to`, `"upstream"`): the request as it went to the upstream and
+    /// what came back, or why nothing did. `None` on a mock server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<Upstream>,
     /// The log keeps a cut copy of a body or a header value: one larger than 8 KiB of JSON
     /// text is kept shaped like the original, its long strings cut to their start and
     /// their length (`"aaaa... (1048576 bytes)"`), and what did not fit named in its place
     /// (`"...": "(2 more members)"`). The client got it whole. Left out when `false`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+}
+
+/// The upstream leg of an exchange a relay forwarded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Upstream {
+    /// The URL the relay sent the request to (query secrets masked).
+    pub url: String,
+    /// The upstream's status; `None` when it never answered (see `failure`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Milliseconds from sending the request to the upstream's response head.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
+    /// Why the upstream gave no usable answer; the client got `502`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<UpstreamFailure>,
+}
+
+/// Why a relayed request got no usable answer from its upstream.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct UpstreamFailure {
+    /// The cause, as a stable name.
+    pub cause: FailureCause,
+    /// What the HTTP client said, for a human.
+    pub detail: String,
+}
+
+/// The cause of an [`UpstreamFailure`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FailureCause {
+    /// Nothing listens at the upstream's address (TCP connection refused).
+    ConnectRefused,
+    /// The connection could not be made for another reason (DNS, unreachable host).
+    Connect,
+    /// The TLS handshake failed (certificate, protocol).
+    Tls,
+    /// The upstream did not answer within the relay's timeout.
+    Timeout,
+    /// The upstream broke HTTP (a malformed response, a reset stream, a body over the
+    /// relay's limit).
+    Protocol,
+}
+
+impl FailureCause {
+    /// `connect_refused`, `connect`, `tls`, `timeout` or `protocol`, as the capture writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureCause::ConnectRefused => "connect_refused",
+            FailureCause::Connect => "connect",
+            FailureCause::Tls => "tls",
+            FailureCause::Timeout => "timeout",
+            FailureCause::Protocol => "protocol",
+        }
+    }
 }
 
 impl HttpExchange {

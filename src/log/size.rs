@@ -30,6 +30,11 @@ fn entry(entry: &Entry) -> usize {
                 + headers(&h.response_headers)
                 + h.request_body.as_ref().map_or(0, value)
                 + h.response_body.as_ref().map_or(0, value)
+                + h.upstream.as_ref().map_or(0, |u| {
+                    size_of::<crate::log::Upstream>()
+                        + text(&u.url)
+                        + u.failure.as_ref().map_or(0, |f| text(&f.detail))
+                })
         }
         Entry::Mcp(m) => {
             [

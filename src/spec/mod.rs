@@ -304,6 +304,21 @@ pub struct ServerSpec {
     /// answered as the recorded server answered them; see [`ReplaySpec`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<ReplaySpec>,
+    /// Relay: the `http(s)://` MCP endpoint of a real server that every request is
+    /// forwarded to (both layers captured); `None`: a mock. A relay has no catalog of its
+    /// own, no `auth` (OAuth is the upstream's, relayed) and only `error` and `http`
+    /// faults. Needs the `relay` cargo feature (on in the app).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<String>,
+    /// Relay: authorization-server hosts (`host`, `host:port`, or an origin such as
+    /// `http://127.0.0.1:8080`) the OAuth legs may reach besides those discovery handed
+    /// out and the upstream's own host; any other gets `403`. A bare host means `https`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub upstream_auth_hosts: Vec<String>,
+    /// Relay: milliseconds the upstream has to connect and send its response head (and,
+    /// for a response that is no event stream, its body); default 30,000, at most 600,000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_timeout_ms: Option<u64>,
 }
 
 fn default_version() -> String {
@@ -335,6 +350,9 @@ impl ServerSpec {
             stdio: StdioSpec::default(),
             validate_arguments: false,
             replay: None,
+            upstream: None,
+            upstream_auth_hosts: Vec::new(),
+            upstream_timeout_ms: None,
         }
     }
 

@@ -224,6 +224,8 @@ pub mod legacy_tasks;
 
 /// The session the cassette tests record and replay.
 pub mod recorded;
+/// A real rmcp server over Streamable HTTP, the upstream of relay tests.
+pub mod upstream;
 
 // ---------------------------------------------------------------------------------------
 // A client that answers server-initiated requests and hears progress and log notifications.
@@ -429,4 +431,26 @@ pub async fn call_with<H: ClientHandler>(
         .await
         .unwrap_or_else(|_| panic!("tools/call {tool} took longer than {PATIENCE:?}"))
         .unwrap_or_else(|e| panic!("tools/call {tool} failed: {e}"))
+}
+
+/// The names `tools/list` shows a client with any handler.
+pub async fn list_tools_with<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+) -> Vec<String> {
+    tokio::time::timeout(PATIENCE, client.list_all_tools())
+        .await
+        .unwrap_or_else(|_| panic!("tools/list took longer than {PATIENCE:?}"))
+        .unwrap_or_else(|e| panic!("tools/list failed: {e}"))
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect()
+}
+
+/// A legacy `initialize` request body (2025-06-18), for raw HTTP.
+pub fn initialize_body() -> Value {
+    serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": { "protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": { "name": CLIENT_NAME, "version": "1.0.0" } },
+    })
 }

@@ -100,6 +100,14 @@ fn stores_a_function(expression: &str) -> bool {
     .any(|f| expression.contains(f))
 }
 
+/// The json-e crate's parser takes one unary operator before an operand, where json-e's
+/// reference parser (a Pratt parser) takes any number: `!!1` is `true` there and here, and a
+/// parse error in the crate.
+fn stacks_unary_operators(expression: &str) -> bool {
+    let squeezed: String = expression.chars().filter(|c| !c.is_whitespace()).collect();
+    ["!!", "!-", "!+"].iter().any(|pair| squeezed.contains(pair))
+}
+
 proptest! {
     #[test]
     fn expressions_render_as_json_e_renders_them(expr in expression()) {
@@ -109,7 +117,9 @@ proptest! {
         match (&theirs, &ours) {
             (Ok(want), Ok(got)) => prop_assert!(json_equal(want, got), "{expr}: {want} vs {got}"),
             (Err(_), Err(_)) => {}
-            // Where only one side fails, the difference must be a builtin held as a value.
+            // Where only one side fails, the difference must be a builtin held as a value,
+            // or the crate failing to parse stacked unary operators.
+            (Err(_), Ok(_)) if stacks_unary_operators(&expr) => {}
             _ => prop_assert!(stores_a_function(&expr), "{expr}: json-e {theirs:?}, ours {ours:?}"),
         }
     }
@@ -122,6 +132,7 @@ proptest! {
         match (&theirs, &ours) {
             (Ok(want), Ok(got)) => prop_assert!(json_equal(want, got), "{template}: {want} vs {got}"),
             (Err(_), Err(_)) => {}
+            (Err(_), Ok(_)) if stacks_unary_operators(&format!("{a} {b}")) => {}
             _ => prop_assert!(stores_a_function(&format!("{a}{b}")), "{template}: json-e {theirs:?}, ours {ours:?}"),
         }
     }

@@ -47,7 +47,8 @@ pub(crate) async fn exchange(
     let secret = engine
         .oauth
         .as_ref()
-        .is_some_and(|o| o.owns(parts.uri.path()));
+        .is_some_and(|o| o.owns(parts.uri.path()))
+        || relayed_auth_leg(&engine, parts.uri.path());
     let (request_headers, headers_cut) = header_list(&parts.headers);
     let (request_body, body_cut) = match &bytes {
         Some(bytes) => captured_body(bytes, secret),
@@ -75,6 +76,7 @@ pub(crate) async fn exchange(
             response_body: None,
             duration_ms: None,
             stream_of: None,
+            upstream: None,
             truncated: headers_cut || body_cut || path_cut || query_cut,
         }),
     );
@@ -178,10 +180,22 @@ impl Drop for StreamEnd {
                 response_body: None,
                 duration_ms: Some(millis(self.started)),
                 stream_of: Some(self.of),
+                upstream: None,
                 truncated: false,
             }),
         );
     }
+}
+
+/// Whether `path` is a relay's OAuth leg or discovery document (not its MCP endpoint),
+/// whose bodies and query carry codes, tokens and secrets.
+fn relayed_auth_leg(engine: &Engine, path: &str) -> bool {
+    #[cfg(feature = "relay")]
+    if let Some(relay) = &engine.relay {
+        return path != relay.mount();
+    }
+    let _ = (engine, path);
+    false
 }
 
 fn too_large(limit: usize) -> Response {

@@ -13,6 +13,8 @@ pub(crate) mod capture;
 pub(crate) mod checks;
 pub(crate) mod listener;
 pub(crate) mod post;
+#[cfg(feature = "relay")]
+pub(crate) mod relay;
 pub(crate) mod render;
 pub(crate) mod serve;
 pub(crate) mod session;
@@ -56,6 +58,17 @@ pub(crate) fn router(engine: Arc<Engine>) -> Router {
 /// The router of one server with its MCP endpoint at `path` (the app uses `/s/NAME/mcp`)
 /// and its manifest beside it.
 pub(crate) fn router_at(engine: Arc<Engine>, path: &str) -> Router {
+    #[cfg(feature = "relay")]
+    if let Some(relay) = &engine.relay {
+        relay.set_mount(path);
+        // One more responder behind the same guard and capture layers as a mock.
+        return Router::new()
+            .route(path, axum::routing::any(relay::forward::mcp))
+            .route_layer(with(engine.clone(), guard::mcp))
+            .fallback(relay::forward::other)
+            .layer(with(engine.clone(), capture::exchange))
+            .with_state(engine);
+    }
     if let Some(oauth) = &engine.oauth {
         oauth.set_mount(path);
     }

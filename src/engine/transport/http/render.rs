@@ -84,7 +84,11 @@ pub(crate) fn transport_error(status: StatusCode, code: i64, message: &str) -> R
 
 /// A [`Fault::Http`] response: the status, the body as is (`text/plain` unless a
 /// `Content-Type` is among the headers), and the headers.
-fn http_fault(status: u16, body: Option<&str>, headers: &[(String, String)]) -> Response {
+pub(crate) fn http_fault(
+    status: u16,
+    body: Option<&str>,
+    headers: &[(String, String)],
+) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = Response::new(Body::from(body.unwrap_or_default().to_string()));
     *response.status_mut() = status;

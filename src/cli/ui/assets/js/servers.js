@@ -103,6 +103,11 @@ export function mountServers(root) {
       h('option', { value: 'none', selected: !wasOauth }, 'None'),
       h('option', { value: 'oauth', selected: wasOauth }, 'OAuth 2.1'),
     );
+    // A relay forwards to a real server; empty makes a mock.
+    const upstream = h('input', {
+      name: 'upstream', type: 'url', autocomplete: 'off', spellcheck: 'false',
+      placeholder: 'https://mcp.example.com/mcp', testid: 'server-upstream', value: detail?.upstream ?? '',
+    });
     // Fault rules are the server's (they can name a tool); edited as JSON, checked by the API.
     const faults = detail ? codeArea('faults', 5) : null;
     if (faults) faults.value = pretty(detail.faults ?? []);
@@ -116,6 +121,8 @@ export function mountServers(root) {
           : 'Clients connect to /s/NAME/mcp.')),
       h('label', { class: 'field', data: { field: 'auth' } }, h('span', {}, 'Authentication'), auth,
         h('small', { class: 'hint' }, 'OAuth 2.1 makes clients authorize first. Turning it on or off revokes every token and closes the sessions.')),
+      h('label', { class: 'field', data: { field: 'upstream' } }, h('span', {}, 'Upstream'), upstream,
+        h('small', { class: 'hint' }, 'Relay to a real MCP server at this URL: every request is forwarded and both sides are logged. Empty for a mock.')),
       faults
         ? h('label', { class: 'field', data: { field: 'faults' } }, h('span', {}, 'Fault rules'), faults,
           h('small', { class: 'hint' }, 'A JSON array: {"method"?, "tool"?, "when"?, "skip"?, "times"?, "fault": {...}}. Errors name the rule, such as faults[0].fault.status.'))
@@ -135,12 +142,15 @@ export function mountServers(root) {
         if (!detail) {
           const body = { name: name.value };
           if (wantOauth) body.auth = {};
+          if (upstream.value.trim() !== '') body.upstream = upstream.value.trim();
           await writes.around(api.post('/servers', body));
         } else {
           const patch = {};
           if (name.value !== detail.name) patch.name = name.value;
           const rules = faults.value.trim() === '' ? [] : parseJson('faults', 'Fault rules', faults.value);
           if (JSON.stringify(rules) !== JSON.stringify(detail.faults ?? [])) patch.faults = rules;
+          const wantUpstream = upstream.value.trim() === '' ? null : upstream.value.trim();
+          if (wantUpstream !== (detail.upstream ?? null)) patch.upstream = wantUpstream;
           if (wantOauth !== wasOauth) {
             if (!wantOauth) {
               const yes = await confirmDialog({
