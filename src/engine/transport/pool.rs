@@ -64,9 +64,12 @@ where
 {
     let scope = scope.clone();
     runtime.spawn(async move {
+        // Cancellation first: a task woken by its fixture's stop (a session ended, say)
+        // must not answer once the scope is cancelled, as a dropped runtime never would.
         tokio::select! {
-            () = task => {}
+            biased;
             () = scope.cancelled() => {}
+            () = task => {}
         }
     });
 }
