@@ -105,7 +105,9 @@ fn stores_a_function(expression: &str) -> bool {
 /// parse error in the crate.
 fn stacks_unary_operators(expression: &str) -> bool {
     let squeezed: String = expression.chars().filter(|c| !c.is_whitespace()).collect();
-    ["!!", "!-", "!+"].iter().any(|pair| squeezed.contains(pair))
+    ["!!", "!-", "!+"]
+        .iter()
+        .any(|pair| squeezed.contains(pair))
 }
 
 proptest! {
