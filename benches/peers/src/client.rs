@@ -94,10 +94,7 @@ impl Connection {
             .ok_or_else(|| format!("tools/call answered {answer}").into())
     }
 
-    async fn post(
-        &mut self,
-        body: String,
-    ) -> Result<(StatusCode, Option<String>, Bytes), Failure> {
+    async fn post(&mut self, body: String) -> Result<(StatusCode, Option<String>, Bytes), Failure> {
         let mut request = Request::post(&self.path)
             .header("host", &self.host)
             .header("content-type", "application/json")
@@ -130,12 +127,11 @@ fn message(body: &[u8]) -> Result<Value, Failure> {
     }
     let text = std::str::from_utf8(body)?;
     for line in text.lines() {
-        if let Some(data) = line.strip_prefix("data:") {
-            if let Ok(value) = serde_json::from_str::<Value>(data.trim_start()) {
-                if value.get("result").is_some() || value.get("error").is_some() {
-                    return Ok(value);
-                }
-            }
+        if let Some(data) = line.strip_prefix("data:")
+            && let Ok(value) = serde_json::from_str::<Value>(data.trim_start())
+            && (value.get("result").is_some() || value.get("error").is_some())
+        {
+            return Ok(value);
         }
     }
     Err(format!("no JSON-RPC response in {text:?}").into())

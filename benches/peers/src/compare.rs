@@ -94,7 +94,11 @@ fn report(samples: &[Vec<Sample>]) {
             ratio(|s| s.cpu_us16),
             median(runs.iter().map(|s| s.p50_us1).collect()),
             ratio(|s| s.p50_us1),
-            runs.iter().map(|s| s.peak_rss_kib).max().unwrap_or_default() as f64 / 1024.0,
+            runs.iter()
+                .map(|s| s.peak_rss_kib)
+                .max()
+                .unwrap_or_default() as f64
+                / 1024.0,
         );
     }
 }
@@ -139,7 +143,11 @@ fn load(me: &Path, url: &str, connections: usize, secs: f64) -> Result<Value, Fa
 }
 
 /// The server's process, its MCP URL, and the app's config directory to remove after.
-fn spawn(me: &Path, app: &Path, server: Server) -> Result<(Child, String, Option<TempDir>), Failure> {
+fn spawn(
+    me: &Path,
+    app: &Path,
+    server: Server,
+) -> Result<(Child, String, Option<TempDir>), Failure> {
     if server == Server::App {
         let dir = TempDir::new()?;
         let (mcp, ui) = (free_port()?, free_port()?);
@@ -154,7 +162,11 @@ fn spawn(me: &Path, app: &Path, server: Server) -> Result<(Child, String, Option
             .stdin(Stdio::piped())
             .spawn()?;
         wait_for(mcp)?;
-        return Ok((child, format!("http://127.0.0.1:{mcp}/s/echo/mcp"), Some(dir)));
+        return Ok((
+            child,
+            format!("http://127.0.0.1:{mcp}/s/echo/mcp"),
+            Some(dir),
+        ));
     }
     let kind = match server {
         Server::Fixture => "fixture",
@@ -178,9 +190,11 @@ fn spawn(me: &Path, app: &Path, server: Server) -> Result<(Child, String, Option
 }
 
 fn free_port() -> Result<u16, Failure> {
-    Ok(TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))?
-        .local_addr()?
-        .port())
+    Ok(
+        TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))?
+            .local_addr()?
+            .port(),
+    )
 }
 
 fn wait_for(port: u16) -> Result<(), Failure> {

@@ -132,11 +132,8 @@ fn rmcp_router(sessions: bool) -> Router {
         .with_legacy_session_mode(sessions)
         .with_json_response(!sessions)
         .with_sse_keep_alive(None);
-    let service = StreamableHttpService::new(
-        || Ok(Echo),
-        LocalSessionManager::default().into(),
-        config,
-    );
+    let service =
+        StreamableHttpService::new(|| Ok(Echo), LocalSessionManager::default().into(), config);
     Router::new().route_service("/mcp", service)
 }
 
@@ -166,11 +163,9 @@ impl ServerHandler for Echo {
         let Value::Object(schema) = schema else {
             unreachable!("a literal object")
         };
-        Ok(ListToolsResult::with_all_items(vec![rmcp::model::Tool::new(
-            "echo",
-            "Returns the `message` argument.",
-            schema,
-        )]))
+        Ok(ListToolsResult::with_all_items(vec![
+            rmcp::model::Tool::new("echo", "Returns the `message` argument.", schema),
+        ]))
     }
 
     async fn call_tool(

@@ -54,7 +54,8 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
         drop(servers);
     }
     let dropped = started.elapsed();
-    while status_kib(me, "Threads:")? > threads_before && started.elapsed() < Duration::from_secs(5) {
+    while status_kib(me, "Threads:")? > threads_before && started.elapsed() < Duration::from_secs(5)
+    {
         tokio::time::sleep(Duration::from_micros(200)).await;
     }
     let gone = started.elapsed();
@@ -67,7 +68,7 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
             "concurrent_ms": concurrent.as_secs_f64() * 1e3,
             "rss_per_server_kib": (rss_after as f64 - rss_before as f64) / CONCURRENT as f64,
             "threads_per_server": (threads_after as f64 - threads_before as f64) / CONCURRENT as f64,
-            "drop_ms": (kind != Kind::Wiremock).then(|| dropped.as_secs_f64() * 1e3),
+            "drop_ms": (kind != Kind::Wiremock).then_some(dropped.as_secs_f64() * 1e3),
             // wiremock's pool keeps its servers (and their threads) for reuse.
             "drop_until_threads_gone_ms": if status_kib(me, "Threads:")? > threads_before {
                 None
