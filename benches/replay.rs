@@ -7,6 +7,8 @@
 //!
 //! `cargo bench --bench replay`; debug: `cargo bench --profile dev --bench replay`.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -14,50 +16,14 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use futures::StreamExt;
 use mcp_decoy::cassette::Cassette;
 use mcp_decoy::{MockMcpServer, Tool};
-use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
 
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1.0.0"}}}"#;
+use common::{runtime, session};
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a client runtime")
-}
-
-async fn session(client: &reqwest::Client, url: &str) -> String {
-    let response = client
-        .post(url)
-        .header(CONTENT_TYPE, "application/json")
-        .body(INITIALIZE)
-        .send()
-        .await
-        .expect("initialize");
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .expect("an ASCII session id")
-        .to_string();
-    black_box(response.bytes().await.expect("the initialize body"));
-    session
-}
-
+/// The bench's one call: `get_forecast` for `city`.
 async fn call(client: &reqwest::Client, url: &str, session: &str, city: &str) -> bytes::Bytes {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "get_forecast", "arguments": {"city": city, "days": 3}}});
-    client
-        .post(url)
-        .header(CONTENT_TYPE, "application/json")
-        .header(ACCEPT, "application/json, text/event-stream")
-        .header("mcp-session-id", session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("tools/call")
-        .bytes()
-        .await
-        .expect("the whole body")
+    let arguments = json!({"city": city, "days": 3});
+    common::call(client, url, session, "get_forecast", arguments).await
 }
 
 fn fixture() -> mcp_decoy::MockMcpServerBuilder {

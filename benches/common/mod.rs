@@ -1,0 +1,62 @@
+//! What the benches share: the client runtime, a legacy session, and one `tools/call` over
+//! real loopback HTTP with reqwest. Each bench uses what it needs.
+#![allow(dead_code, reason = "each bench uses its own part of the helpers")]
+
+use std::hint::black_box;
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use serde_json::{Value, json};
+
+/// `initialize` at 2025-11-25, as a client with no capabilities sends it.
+pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1.0.0"}}}"#;
+
+/// The client side on a current-thread runtime, as under a default `#[tokio::test]`.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a client runtime")
+}
+
+/// Opens a legacy session on `url` and returns its id; the body is read in full.
+pub async fn session(client: &reqwest::Client, url: &str) -> String {
+    let response = client
+        .post(url)
+        .header(CONTENT_TYPE, "application/json")
+        .header(ACCEPT, "application/json, text/event-stream")
+        .body(INITIALIZE)
+        .send()
+        .await
+        .expect("initialize");
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .expect("an ASCII session id")
+        .to_string();
+    black_box(response.bytes().await.expect("the initialize body"));
+    session
+}
+
+/// One `tools/call` of `tool` with `arguments` in `session`; returns the whole body.
+pub async fn call(
+    client: &reqwest::Client,
+    url: &str,
+    session: &str,
+    tool: &str,
+    arguments: Value,
+) -> bytes::Bytes {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments}});
+    client
+        .post(url)
+        .header(CONTENT_TYPE, "application/json")
+        .header(ACCEPT, "application/json, text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("tools/call")
+        .bytes()
+        .await
+        .expect("the whole body")
+}
