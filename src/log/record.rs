@@ -114,6 +114,11 @@ pub struct Upstream {
     /// Milliseconds from sending the request to the upstream's response head.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,
+    /// The HTTP version the upstream answered in (`HTTP/1.1`, `HTTP/2.0`): over `https`
+    /// the relay offers HTTP/2 and HTTP/1.1 by ALPN and the upstream picks. `None` when it
+    /// never answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     /// Why the upstream gave no usable answer; the client got `502`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<UpstreamFailure>,

@@ -206,6 +206,7 @@ async fn send(
         url: mask::url(target.as_str()),
         status: None,
         duration_ms: None,
+        version: None,
         failure: None,
     };
     let request = relay
@@ -227,6 +228,7 @@ async fn send(
     };
     upstream.status = Some(answer.status().as_u16());
     upstream.duration_ms = Some(millis(started));
+    upstream.version = Some(version_name(answer.version()));
     let status = answer.status();
     let mut headers = HeaderMap::new();
     for (name, value) in answer.headers() {
@@ -352,6 +354,18 @@ async fn read_body(answer: reqwest::Response, timeout: Duration) -> Result<Bytes
                 timeout.as_millis()
             ),
         }),
+    }
+}
+
+/// The name the capture gives an HTTP version, spelled out rather than left to `Debug`.
+fn version_name(version: reqwest::Version) -> String {
+    match version {
+        reqwest::Version::HTTP_09 => "HTTP/0.9".into(),
+        reqwest::Version::HTTP_10 => "HTTP/1.0".into(),
+        reqwest::Version::HTTP_11 => "HTTP/1.1".into(),
+        reqwest::Version::HTTP_2 => "HTTP/2.0".into(),
+        reqwest::Version::HTTP_3 => "HTTP/3.0".into(),
+        other => format!("{other:?}"),
     }
 }
 
