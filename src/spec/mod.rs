@@ -319,6 +319,13 @@ pub struct ServerSpec {
     /// for a response that is no event stream, its body); default 30,000, at most 600,000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upstream_timeout_ms: Option<u64>,
+    /// Relay: a PEM file (path relative to the working directory) of one or more
+    /// certificates the relay trusts for the upstream and its OAuth hosts besides the
+    /// system's roots: a private or corporate CA, or a server's self-signed certificate.
+    /// Read when the server starts; a file that cannot be read or holds no certificate is
+    /// refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_ca_file: Option<String>,
 }
 
 fn default_version() -> String {
@@ -353,6 +360,7 @@ impl ServerSpec {
             upstream: None,
             upstream_auth_hosts: Vec::new(),
             upstream_timeout_ms: None,
+            upstream_ca_file: None,
         }
     }
 

@@ -101,16 +101,22 @@ impl Drop for RmcpUpstream {
     }
 }
 
-/// Starts an rmcp server at `http://127.0.0.1:PORT/mcp` answering in `mode`.
-pub async fn rmcp_upstream(mode: Mode) -> RmcpUpstream {
-    let stop = CancellationToken::new();
+/// The rmcp server's routes (`/mcp`) answering in `mode`, until `stop` is cancelled; for
+/// a test that serves them its own way (TLS, HTTP/2 only).
+pub fn rmcp_router(mode: Mode, stop: &CancellationToken) -> axum::Router {
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(mode == Mode::StatefulSse)
         .with_json_response(mode == Mode::StatelessJson)
         .with_cancellation_token(stop.clone());
     let service: StreamableHttpService<Upstream, LocalSessionManager> =
         StreamableHttpService::new(|| Ok(Upstream), Default::default(), config);
-    let router = axum::Router::new().nest_service("/mcp", service);
+    axum::Router::new().nest_service("/mcp", service)
+}
+
+/// Starts an rmcp server at `http://127.0.0.1:PORT/mcp` answering in `mode`.
+pub async fn rmcp_upstream(mode: Mode) -> RmcpUpstream {
+    let stop = CancellationToken::new();
+    let router = rmcp_router(mode, &stop);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a loopback port for the upstream");

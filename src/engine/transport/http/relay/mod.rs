@@ -17,6 +17,7 @@ pub(crate) mod forward;
 pub(crate) mod record;
 pub(crate) mod sse;
 pub(crate) mod tap;
+pub(crate) mod trust;
 
 use std::collections::HashMap;
 use std::sync::{Mutex, RwLock};
@@ -75,17 +76,17 @@ impl Relay {
             let (authority, origin) = allowed_host(entry)?;
             hosts.insert(authority, origin);
         }
+        let ca_file = spec.upstream_ca_file.as_deref();
+        let extra_roots = ca_file.map(trust::certificates).transpose()?;
         let client = reqwest::Client::builder()
             // Redirects reach the client verbatim, as the upstream sent them.
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(timeout)
             .tcp_nodelay(true)
             .pool_max_idle_per_host(32)
+            .tls_certs_merge(extra_roots.unwrap_or_default())
             .build()
-            .map_err(|error| Error::InvalidConfig {
-                field: "upstream",
-                reason: format!("the HTTP client cannot be built: {error}"),
-            })?;
+            .map_err(|error| trust::build_error(ca_file, &error))?;
         Ok(Some(Relay {
             upstream,
             client,
@@ -233,6 +234,12 @@ pub(crate) fn check_spec(spec: &ServerSpec) -> Result<(), Error> {
                 "is for a relay; set `upstream` too".into(),
             );
         }
+        if spec.upstream_ca_file.is_some() {
+            return invalid(
+                "upstream_ca_file",
+                "is for a relay; set `upstream` too".into(),
+            );
+        }
         return Ok(());
     }
     if !spec.tools.is_empty()
@@ -329,5 +336,16 @@ mod tests {
             ..ServerSpec::new("m")
         };
         assert!(check_spec(&stray).is_err());
+        let stray = ServerSpec {
+            upstream_ca_file: Some("ca.pem".into()),
+            ..ServerSpec::new("m")
+        };
+        assert!(matches!(
+            check_spec(&stray),
+            Err(Error::InvalidConfig {
+                field: "upstream_ca_file",
+                ..
+            })
+        ));
     }
 }
