@@ -33,6 +33,7 @@ fn entry(entry: &Entry) -> usize {
                 + h.upstream.as_ref().map_or(0, |u| {
                     size_of::<crate::log::Upstream>()
                         + text(&u.url)
+                        + u.version.as_ref().map_or(0, text)
                         + u.failure.as_ref().map_or(0, |f| text(&f.detail))
                 })
         }
