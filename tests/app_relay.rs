@@ -97,6 +97,23 @@ async fn rmcp_through_an_app_relay_from_servers_json_and_rest() {
             .unwrap_or_default()
             .contains("upstream")
     );
+
+    // A CA file that cannot be read is refused naming the field, and nothing is saved.
+    let missing = dir.path().join("no-such-ca.pem");
+    let refused = http
+        .post(format!("{}/servers", app.api()))
+        .json(
+            &json!({ "name": "dev", "upstream": "https://localhost:8443/mcp",
+                       "upstreamCaFile": missing }),
+        )
+        .send()
+        .await
+        .expect("REST answers");
+    assert_eq!(refused.status(), 400);
+    let problem: Value = refused.json().await.expect("a problem document");
+    assert_eq!(problem["field"], "upstream_ca_file", "{problem}");
+    let saved = std::fs::read_to_string(dir.path().join("servers.json")).expect("servers.json");
+    assert!(!saved.contains("no-such-ca"), "{saved}");
 }
 
 #[tokio::test]
