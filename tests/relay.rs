@@ -6,12 +6,12 @@
 
 mod common;
 
-use common::upstream::{Mode, rmcp_upstream};
+use common::upstream::{Mode, failure_of, rmcp_upstream};
 use common::{Answers, Heard, call, connect_answering};
 use mcp_decoy::log::{Direction, Era, FailureCause};
 use mcp_decoy::{Fault, FaultRule, MockMcpServer, Tool};
 use rmcp::model::{NumberOrString, ProgressToken, RequestMetaObject};
-use serde_json::{Value, json};
+use serde_json::json;
 
 async fn relay_to(url: &str) -> MockMcpServer {
     MockMcpServer::builder().relay_to(url).start().await
@@ -264,27 +264,6 @@ async fn a_fault_rule_answers_instead_of_the_upstream() {
         faulted[0].error().expect("the fault's error")["code"],
         -32001
     );
-}
-
-/// What a client gets when the upstream fails, and the record naming the cause
-/// (`mcp-debug-proxy.md`, "Troubleshooting: 502 through the proxy").
-async fn failure_of(relay: &MockMcpServer) -> (Value, FailureCause) {
-    let answer = reqwest::Client::new()
-        .post(relay.url())
-        .header("accept", "application/json, text/event-stream")
-        .json(&common::initialize_body())
-        .send()
-        .await
-        .expect("the relay answers even when the upstream does not");
-    assert_eq!(answer.status(), 502);
-    let body: Value = answer.json().await.expect("a JSON-RPC error body");
-    let log = relay.log();
-    let exchange = log.http().last().cloned().expect("the exchange");
-    let failure = exchange
-        .upstream
-        .and_then(|u| u.failure)
-        .expect("a named failure");
-    (body, failure.cause)
 }
 
 #[tokio::test]

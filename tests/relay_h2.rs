@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use common::upstream::{Mode, rmcp_router};
+use common::upstream::{Mode, failure_of, rmcp_router};
 use common::{Answers, connect_answering};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::service::TowerToHyperService;
@@ -159,15 +159,9 @@ async fn session_over_h2(relay: &MockMcpServer) {
         let record = record.unwrap_or_else(|| panic!("no {method} record"));
         assert!(record.response.is_some(), "{method} has no response");
     }
-    let posts: Vec<_> = log
-        .http()
-        .all()
-        .into_iter()
-        .filter(|h| h.method == "POST")
-        .cloned()
-        .collect();
+    let posts = log.http().method("POST").all();
     assert!(posts.len() >= 3, "{posts:?}");
-    for post in &posts {
+    for post in posts {
         let upstream = post.upstream.as_ref().expect("a relayed exchange");
         assert_eq!(upstream.failure, None, "{post:?}");
         assert_eq!(upstream.status, post.status);
@@ -235,22 +229,12 @@ async fn without_the_ca_the_relay_answers_502_naming_tls() {
         .relay_to(&upstream.url)
         .start()
         .await;
-    let answer = reqwest::Client::new()
-        .post(relay.url())
-        .header("accept", "application/json, text/event-stream")
-        .json(&common::initialize_body())
-        .send()
-        .await
-        .expect("the relay answers");
-    assert_eq!(answer.status(), 502);
-    let body: serde_json::Value = answer.json().await.expect("a JSON-RPC error");
+    let (body, cause) = failure_of(&relay).await;
+    assert_eq!(cause, FailureCause::Tls);
     let message = body["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("(tls)"), "{message}");
     let exchange = relay.log().http().last().cloned().expect("the exchange");
-    let upstream_leg = exchange.upstream.expect("relayed");
-    assert_eq!(upstream_leg.version, None);
-    let failure = upstream_leg.failure.expect("a named failure");
-    assert_eq!(failure.cause, FailureCause::Tls, "{}", failure.detail);
+    assert_eq!(exchange.upstream.expect("relayed").version, None);
 }
 
 /// `servers.json`'s shape: `upstreamCaFile` beside `upstream`, through the same spec.

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use mcp_decoy::log::FailureCause;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
@@ -13,7 +14,7 @@ use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 /// How the upstream answers POSTed requests.
@@ -131,4 +132,25 @@ pub async fn rmcp_upstream(mode: Mode) -> RmcpUpstream {
         url: format!("http://{addr}/mcp"),
         stop,
     }
+}
+
+/// What a client gets when the upstream fails, and the record naming the cause
+/// (`mcp-debug-proxy.md`, "Troubleshooting: 502 through the proxy").
+pub async fn failure_of(relay: &mcp_decoy::MockMcpServer) -> (Value, FailureCause) {
+    let answer = reqwest::Client::new()
+        .post(relay.url())
+        .header("accept", "application/json, text/event-stream")
+        .json(&super::initialize_body())
+        .send()
+        .await
+        .expect("the relay answers even when the upstream does not");
+    assert_eq!(answer.status(), 502);
+    let body: Value = answer.json().await.expect("a JSON-RPC error body");
+    let log = relay.log();
+    let exchange = log.http().last().cloned().expect("the exchange");
+    let failure = exchange
+        .upstream
+        .and_then(|u| u.failure)
+        .expect("a named failure");
+    (body, failure.cause)
 }
