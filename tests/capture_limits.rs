@@ -85,7 +85,7 @@ async fn echo_of_a_1_mib_message_reaches_the_client_whole_and_is_kept_truncated(
         assert!(body.len() <= 8 * 1024, "{}", body.len());
         assert!(body.ends_with(" bytes)"), "{}", &body[body.len() - 30..]);
     }
-    let request = exchange.request_body.as_ref().and_then(Value::as_str);
+    let request = exchange.request_body.as_deref().and_then(Value::as_str);
     assert!(
         request.is_some_and(|b| b.starts_with(r#"{"jsonrpc":"2.0""#) || b.contains("tools/call"))
     );

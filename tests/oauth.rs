@@ -1941,7 +1941,7 @@ async fn the_capture_masks_every_secret() {
         .expect("the token request");
     let body = token_request
         .request_body
-        .as_ref()
+        .as_deref()
         .and_then(Value::as_str)
         .expect("a form");
     assert!(body.contains("grant_type=authorization_code"), "{body}");

@@ -66,7 +66,8 @@ pub(crate) fn of(records: &[Record]) -> Cassette {
         if !from_client || message.kind != RpcKind::Request || message.cancelled {
             continue;
         }
-        let (Some(method), Some(response)) = (&message.method, recorded(message.response.as_ref()))
+        let (Some(method), Some(response)) =
+            (&message.method, recorded(message.response.as_deref()))
         else {
             continue;
         };

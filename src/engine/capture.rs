@@ -16,8 +16,8 @@ use serde_json::Value;
 use super::Engine;
 use super::state::session::Session;
 use crate::log::{
-    ArgumentError, Direction, Entry, Era, RpcKind, RpcMessage, Transport, clip, clip_owned_noting,
-    clip_text,
+    ArgumentError, Direction, Entry, Era, RpcKind, RpcMessage, Transport, clip_json,
+    clip_json_noting, clip_text,
 };
 
 /// The id of the transport record (an HTTP exchange) that carried a message, for linking.
@@ -97,7 +97,7 @@ impl Recorder {
         // A schema that does not compile is left to that later check, which reports it.
         let mut argument_errors = Vec::new();
         let tool_call = arrival.method == Some("tools/call");
-        let (message, mut truncated) = clip_owned_noting(arrival.message, |full| {
+        let (message, mut truncated) = clip_json_noting(&arrival.message, |full| {
             let Some(tool) = name.as_deref().filter(|_| tool_call) else {
                 return;
             };
@@ -168,7 +168,7 @@ impl Recorder {
 
     /// Attaches the response; `opened` is the session the request opened (`initialize`).
     pub(crate) fn answered(self, response: &Value, opened: Option<&Session>) {
-        let (response, truncated) = clip(response);
+        let (response, truncated) = clip_json(response);
         self.close(|m, duration| {
             m.response = Some(response);
             m.truncated |= truncated;
@@ -189,7 +189,7 @@ impl Recorder {
         session: Option<String>,
         version: Option<String>,
     ) {
-        let (response, truncated) = clip(response);
+        let (response, truncated) = clip_json(response);
         self.close(|m, duration| {
             m.response = Some(response);
             m.truncated |= truncated;
@@ -312,7 +312,7 @@ pub(crate) fn sent_on(
     if method.is_none() {
         return;
     }
-    let (message, mut truncated) = clip(message);
+    let (message, mut truncated) = clip_json(message);
     let (method, cut) = clip_opt(method);
     truncated |= cut;
     let kind = if message.get("id").is_some() {

@@ -58,6 +58,18 @@ struct Ring {
 }
 
 impl Ring {
+    /// Where record `id` is in the ring, if it is kept. Ids are consecutive unless one
+    /// server's records were cleared from a shared log, so the offset from the oldest id
+    /// nearly always finds it without a search.
+    fn index_of(&self, id: u64) -> Option<usize> {
+        let oldest = self.records.front()?.id;
+        let offset = usize::try_from(id.checked_sub(oldest)?).ok()?;
+        if self.records.get(offset).is_some_and(|r| r.id == id) {
+            return Some(offset);
+        }
+        self.records.binary_search_by_key(&id, |r| r.id).ok()
+    }
+
     /// Drops the oldest records while there are more than the limit or more bytes than the
     /// budget (keeping the newest), and returns them to be freed outside the lock.
     fn evict(&mut self) -> Vec<Record> {
@@ -170,7 +182,7 @@ impl TrafficLog {
     pub(crate) fn update(&self, id: u64, change: impl FnOnce(&mut Entry)) {
         let dropped = {
             let mut ring = self.ring();
-            let Ok(index) = ring.records.binary_search_by_key(&id, |r| r.id) else {
+            let Some(index) = ring.index_of(id) else {
                 return;
             };
             ring.revision += 1;
@@ -190,7 +202,7 @@ impl TrafficLog {
     /// The method and path of the `http` record `id`, for naming the stream it opened.
     pub(crate) fn request_line(&self, id: u64) -> Option<(String, String)> {
         let ring = self.ring();
-        let index = ring.records.binary_search_by_key(&id, |r| r.id).ok()?;
+        let index = ring.index_of(id)?;
         match &ring.records[index].entry {
             Entry::Http(h) => Some((h.method.clone(), h.path.clone())),
             Entry::Mcp(_) => None,
@@ -259,7 +271,7 @@ impl TrafficLog {
     )]
     pub(crate) fn record_from(&self, source: u64, id: u64) -> Option<Record> {
         let ring = self.ring();
-        let index = ring.records.binary_search_by_key(&id, |r| r.id).ok()?;
+        let index = ring.index_of(id)?;
         let record = &ring.records[index];
         (record.source == source).then(|| record.clone())
     }
@@ -367,7 +379,7 @@ mod tests {
             era: None,
             transport: Default::default(),
             carried_by: None,
-            message: json!({}),
+            message: json!({}).into(),
             response: None,
             duration_ms: None,
             cancelled: false,
@@ -382,7 +394,7 @@ mod tests {
     fn large(n: u64, bytes: usize) -> Entry {
         let mut entry = note(n);
         if let Entry::Mcp(m) = &mut entry {
-            m.message = json!({ "text": "x".repeat(bytes) });
+            m.message = json!({ "text": "x".repeat(bytes) }).into();
         }
         entry
     }
@@ -420,7 +432,7 @@ mod tests {
         // A record that grows in place pushes the oldest out too.
         log.update(5, |entry| {
             if let Entry::Mcp(m) = entry {
-                m.response = Some(json!("y".repeat(40_000)));
+                m.response = Some(json!("y".repeat(40_000)).into());
             }
         });
         let ids: Vec<u64> = log.records().iter().map(|r| r.id).collect();

@@ -10,6 +10,8 @@
 
 use serde_json::{Map, Value};
 
+use super::json::Json;
+
 /// How much of one body (a JSON-RPC message, a response, an HTTP body, a header value) the
 /// log keeps, in bytes of JSON text. Small enough that a log full of 1 MiB calls (10,000
 /// records, two bodies each) stays well under the default byte budget; large enough that an
@@ -21,24 +23,22 @@ const MIN_PART: usize = 16;
 /// Room kept for the note of what was left out (`"... (123 more items)"`).
 const NOTE: usize = 32;
 
-/// The copy of `value` the log keeps, and whether it was cut.
-pub(crate) fn clip(value: &Value) -> (Value, bool) {
-    clip_to(value, MAX_CAPTURED_BYTES)
+/// What the log keeps of `value` as JSON text ([`Json`]), and whether it was cut: its
+/// text when that fits, else the text of the cut copy.
+pub(crate) fn clip_json(value: &Value) -> (Json, bool) {
+    clip_json_noting(value, |_| {})
 }
 
-/// [`clip`] of an owned value, which is moved rather than copied when it fits.
-pub(crate) fn clip_owned(value: Value) -> (Value, bool) {
-    clip_owned_noting(value, |_| {})
-}
-
-/// [`clip_owned`], showing the whole value to `before_cut` when it is cut, for what must be
+/// [`clip_json`], showing the whole value to `before_cut` when it is cut, for what must be
 /// read from it before it is gone.
-pub(crate) fn clip_owned_noting(value: Value, before_cut: impl FnOnce(&Value)) -> (Value, bool) {
-    if fits(&value, MAX_CAPTURED_BYTES) {
-        (value, false)
+pub(crate) fn clip_json_noting(value: &Value, before_cut: impl FnOnce(&Value)) -> (Json, bool) {
+    // Writing the text is cheaper than measuring it first: most messages fit.
+    let text = serde_json::to_vec(value).unwrap_or_default();
+    if text.len() <= MAX_CAPTURED_BYTES {
+        (Json::from_text(text), false)
     } else {
-        before_cut(&value);
-        (cut(&value, MAX_CAPTURED_BYTES), true)
+        before_cut(value);
+        (Json::from(&cut(value, MAX_CAPTURED_BYTES)), true)
     }
 }
 
@@ -69,9 +69,10 @@ pub(crate) fn clip_bytes(bytes: &[u8]) -> String {
     kept
 }
 
-/// [`clip`] with another budget, for tests.
-pub(crate) fn clip_to(value: &Value, budget: usize) -> (Value, bool) {
-    if fits(value, budget) {
+/// [`clip_json`] with another budget, as a value, for tests.
+#[cfg(test)]
+fn clip_to(value: &Value, budget: usize) -> (Value, bool) {
+    if len_within(value, budget).is_some() {
         (value.clone(), false)
     } else {
         (cut(value, budget), true)
@@ -142,10 +143,6 @@ fn count_text(text: &str, limit: usize, len: &mut usize) -> bool {
         }
     }
     *len <= limit
-}
-
-fn fits(value: &Value, budget: usize) -> bool {
-    len_within(value, budget).is_some()
 }
 
 /// A copy of `value` (which does not fit) in about `budget` bytes of JSON text.
@@ -287,8 +284,9 @@ mod tests {
     #[test]
     fn a_value_that_fits_is_kept_as_it_is() {
         let value = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" });
-        assert_eq!(clip(&value), (value.clone(), false));
-        assert_eq!(clip_owned(value.clone()), (value, false));
+        let (kept, cut) = clip_json(&value);
+        assert!(!cut);
+        assert_eq!(kept, value);
     }
 
     #[test]
@@ -299,7 +297,8 @@ mod tests {
                 "arguments": { "message": "m".repeat(1 << 20), "count": 3 } } });
 
         // Act
-        let (kept, cut) = clip(&message);
+        let (kept, cut) = clip_json(&message);
+        let kept = kept.into_value();
 
         // Assert
         assert!(cut);
@@ -365,7 +364,8 @@ mod tests {
         for _ in 0..100 {
             value = json!({ "a": value, "b": 1 });
         }
-        let (kept, cut) = clip(&value);
+        let (kept, cut) = clip_json(&value);
+        let kept = kept.into_value();
         assert!(cut);
         assert!(len(&kept) <= MAX_CAPTURED_BYTES, "{}", len(&kept));
         assert_eq!(kept["a"]["a"]["b"], 1);

@@ -7,6 +7,7 @@
 
 mod buffer;
 mod clip;
+mod json;
 mod oauth;
 mod order;
 mod query;
@@ -15,9 +16,8 @@ mod size;
 mod transcript;
 
 pub(crate) use buffer::{DEFAULT_LOG_BYTES, DEFAULT_LOG_LIMIT, MIN_LOG_BYTES, TrafficLog};
-pub(crate) use clip::{
-    MAX_CAPTURED_BYTES, clip, clip_bytes, clip_owned, clip_owned_noting, clip_text,
-};
+pub(crate) use clip::{MAX_CAPTURED_BYTES, clip_bytes, clip_json, clip_json_noting, clip_text};
+pub use json::Json;
 pub use oauth::{AuthorizeRequest, Challenge, ClientAuth, OAuthLog, Registration, TokenRequest};
 pub use query::{FiredFault, HttpQuery, Log, McpQuery, ToolCall};
 pub(crate) use query::{MAX_DESCRIBED, bounded, describe_detailed, describe_mcp, describe_with};

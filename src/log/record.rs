@@ -5,6 +5,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::json::Json;
+
 /// The header that names a legacy session, as the log stores header names (lowercase).
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -73,7 +75,7 @@ pub struct HttpExchange {
     pub request_headers: Vec<(String, String)>,
     /// The request body: JSON when it parses, else text; `None` when empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_body: Option<Value>,
+    pub request_body: Option<Json>,
     /// The response status; `None` while the handler runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
@@ -82,7 +84,7 @@ pub struct HttpExchange {
     pub response_headers: Vec<(String, String)>,
     /// The response body, unless it was an event stream (its messages are `mcp` records).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub response_body: Option<Value>,
+    pub response_body: Option<Json>,
     /// Milliseconds from request to response head; for a stream end, the stream's lifetime.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,
@@ -282,10 +284,10 @@ pub struct RpcMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carried_by: Option<u64>,
     /// The message as sent (for an invalid body: the text that arrived).
-    pub message: Value,
+    pub message: Json,
     /// The response to a request; `None` while it is pending or when none was sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub response: Option<Value>,
+    pub response: Option<Json>,
     /// Milliseconds from request to response (or to cancellation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,

@@ -1,19 +1,15 @@
 //! How many bytes of memory a record holds, as the ring's byte budget counts them: an
-//! estimate of the heap behind each string, list and JSON value, plus the record itself.
-//! It counts what the values take in memory, not their JSON text: an array of 4,000 small
-//! numbers is 8 KiB of text but 128 KiB of `Value`s, and a client can send either.
+//! estimate of the heap behind each string, list and captured body, plus the record itself.
+//! The ring keeps bodies and messages as JSON text (`log::json`), parsed only in the copies
+//! readers take, so their text is what it holds.
 
 use std::mem::size_of;
 
-use serde_json::Value;
-
+use super::json::Json;
 use super::record::{Entry, Record};
 
 /// What the allocator adds to each allocation, on average (its header and rounding).
 const PER_ALLOCATION: usize = 16;
-/// One member of a JSON object beyond its key's text and its value's heap: the map's entry
-/// (hash, key, value) and its slot in the index table (`serde_json` keeps member order).
-const PER_MEMBER: usize = size_of::<String>() + size_of::<Value>() + 2 * size_of::<usize>();
 
 /// The estimated bytes that `record` holds: itself (its slot in the ring) and its heap.
 pub(crate) fn record(record: &Record) -> usize {
@@ -28,8 +24,8 @@ fn entry(entry: &Entry) -> usize {
                 + h.query.as_ref().map_or(0, text)
                 + headers(&h.request_headers)
                 + headers(&h.response_headers)
-                + h.request_body.as_ref().map_or(0, value)
-                + h.response_body.as_ref().map_or(0, value)
+                + h.request_body.as_ref().map_or(0, json)
+                + h.response_body.as_ref().map_or(0, json)
                 + h.upstream.as_ref().map_or(0, |u| {
                     size_of::<crate::log::Upstream>()
                         + text(&u.url)
@@ -49,8 +45,8 @@ fn entry(entry: &Entry) -> usize {
             .flatten()
             .map(text)
             .sum::<usize>()
-                + value(&m.message)
-                + m.response.as_ref().map_or(0, value)
+                + json(&m.message)
+                + m.response.as_ref().map_or(0, json)
                 + list(&m.argument_errors)
                 + m.argument_errors
                     .iter()
@@ -60,25 +56,9 @@ fn entry(entry: &Entry) -> usize {
     }
 }
 
-/// The heap behind a JSON value.
-pub(crate) fn value(value: &Value) -> usize {
-    match value {
-        Value::String(s) => text(s),
-        Value::Array(items) => list(items) + items.iter().map(self::value).sum::<usize>(),
-        Value::Object(members) => {
-            let table = if members.is_empty() {
-                0
-            } else {
-                PER_ALLOCATION * 2
-            };
-            table
-                + members
-                    .iter()
-                    .map(|(key, v)| PER_MEMBER + text(key) + self::value(v))
-                    .sum::<usize>()
-        }
-        Value::Null | Value::Bool(_) | Value::Number(_) => 0,
-    }
+/// The heap behind captured JSON: its text (shared by copies of the log, so counted once).
+fn json(json: &Json) -> usize {
+    PER_ALLOCATION + json.text_len()
 }
 
 fn text(s: &String) -> usize {
@@ -109,13 +89,13 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn a_string_costs_its_bytes_and_small_values_cost_their_slots() {
-        let long = json!("x".repeat(10_000));
-        assert!((10_000..10_100).contains(&value(&long)), "{}", value(&long));
-        // 4,000 zeros: 8 KiB of text, 128 KiB of values.
-        let zeros = json!(vec![0; 4_000]);
-        assert!(value(&zeros) >= 4_000 * size_of::<Value>());
-        let object = json!({ "a": 1, "b": "two" });
-        assert!(value(&object) > 2 * PER_MEMBER);
+    fn captured_json_costs_its_text_whatever_its_shape() {
+        let long = Json::from(json!("x".repeat(10_000)));
+        assert!((10_002..10_100).contains(&json(&long)), "{}", json(&long));
+        // 4,000 zeros: 8 KiB of text, which is what the ring holds (not 4,000 `Value`s).
+        let zeros = Json::from(json!(vec![0; 4_000]));
+        assert!((8_000..8_100).contains(&json(&zeros)), "{}", json(&zeros));
+        let headers_cost = headers(&vec![("accept".into(), "x".repeat(100))]);
+        assert!(headers_cost > 100, "{headers_cost}");
     }
 }

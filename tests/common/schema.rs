@@ -363,7 +363,7 @@ fn mcp_problems(log: &Log) -> Vec<Broken> {
         let what = match message.direction {
             Direction::ClientToServer => format!(
                 "({era}) the response to {method}{name}: {}",
-                message.response.as_ref().unwrap_or(&Value::Null)
+                message.response.as_deref().unwrap_or(&Value::Null)
             ),
             Direction::ServerToClient => format!(
                 "({era}) the server's {:?} {method}: {}",
@@ -408,7 +408,7 @@ fn http_problems(log: &Log) -> Vec<Broken> {
         if !json || !mcp_endpoint || answered.contains(&record.id) {
             continue;
         }
-        let Some(body) = exchange.response_body.as_ref() else {
+        let Some(body) = exchange.response_body.as_deref() else {
             continue;
         };
         let messages = match body {

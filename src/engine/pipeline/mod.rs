@@ -221,7 +221,7 @@ mod tests {
             panic!("no mcp record: {records:?}");
         };
         assert_eq!(record.method.as_deref(), Some("tools/call"));
-        assert_eq!(record.response.as_ref(), Some(&answer));
+        assert_eq!(record.response.as_deref(), Some(&answer));
         assert!(!record.cancelled);
     }
 

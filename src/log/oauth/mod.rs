@@ -86,7 +86,7 @@ impl OAuthLog {
             .map(|(record, h)| Registration {
                 record,
                 path: h.path.clone(),
-                metadata: match &h.request_body {
+                metadata: match h.request_body.as_deref() {
                     Some(Value::String(text)) => {
                         serde_json::from_str(text).unwrap_or(Value::String(text.clone()))
                     }
@@ -126,7 +126,7 @@ impl OAuthLog {
     pub fn token_requests(&self) -> Vec<TokenRequest> {
         self.endpoint("POST", "token")
             .map(|(record, h)| {
-                let params = body_params(h.request_body.as_ref());
+                let params = body_params(h.request_body.as_deref());
                 let basic = h
                     .request_header("authorization")
                     .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("basic"));

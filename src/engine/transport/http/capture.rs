@@ -19,7 +19,7 @@ use crate::engine::capture::{ExchangeId, millis};
 use crate::engine::oauth::mask;
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 use crate::log::{
-    Entry, HttpExchange, HttpKind, MAX_CAPTURED_BYTES, clip_bytes, clip_owned, clip_text,
+    Entry, HttpExchange, HttpKind, Json, MAX_CAPTURED_BYTES, clip_bytes, clip_json, clip_text,
 };
 
 /// Middleware: one `http` record per exchange, the body limit, and the stream's end.
@@ -243,18 +243,20 @@ fn header_list(headers: &HeaderMap) -> (Vec<(String, String)>, bool) {
 /// `None` when empty. A body larger than the log's cut is kept as the start of its text
 /// (the `mcp` record keeps the message's cut copy with its shape), except an OAuth body
 /// (`secret`), which is parsed, masked and then cut, so no secret survives in the text.
-fn captured_body(bytes: &Bytes, secret: bool) -> (Option<Value>, bool) {
+fn captured_body(bytes: &Bytes, secret: bool) -> (Option<Json>, bool) {
     if bytes.is_empty() {
         return (None, false);
     }
-    if bytes.len() > MAX_CAPTURED_BYTES && !secret {
-        return (Some(Value::String(clip_bytes(bytes))), true);
+    if !secret {
+        // Kept as the bytes that came: parsed only if someone reads the record.
+        if bytes.len() > MAX_CAPTURED_BYTES {
+            return (Some(Json::from(Value::String(clip_bytes(bytes)))), true);
+        }
+        return (Some(Json::from_bytes(bytes)), false);
     }
     let mut body = serde_json::from_slice(bytes)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()));
-    if secret {
-        mask::body(&mut body);
-    }
-    let (body, cut) = clip_owned(body);
+    mask::body(&mut body);
+    let (body, cut) = clip_json(&body);
     (Some(body), cut)
 }

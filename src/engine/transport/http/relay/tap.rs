@@ -12,7 +12,7 @@ use super::record::Exchange;
 use super::sse::Events;
 use crate::engine::Engine;
 use crate::engine::capture::ExchangeId;
-use crate::log::{Entry, FailureCause, MAX_CAPTURED_BYTES, UpstreamFailure};
+use crate::log::{Entry, FailureCause, Json, MAX_CAPTURED_BYTES, UpstreamFailure};
 
 /// Watches a relayed event stream for the capture: its events become `mcp` records, its
 /// first bytes the `http` record's body (cut as the capture cuts any body).
@@ -104,7 +104,7 @@ impl Drop for Tap {
         if self.cut {
             text.push_str("... (cut)");
         }
-        let body = (!text.is_empty()).then_some(Value::String(text));
+        let body = (!text.is_empty()).then(|| Json::from(Value::String(text)));
         let cut = self.cut || self.events.skipped;
         let broke = self.broke.take();
         self.engine.log.update(id, |entry| {
