@@ -1,7 +1,7 @@
 //! `tools/list` and `tools/call` (server/tools page), with the tool's script run before its
 //! template renders, or handed to a task (`tasks`) when the call becomes one.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::engine::methods::pagination;
 use crate::engine::methods::script::{self, Stop, script_failure};
@@ -49,7 +49,11 @@ pub(crate) async fn call(ctx: &RequestCtx) -> Result<Value, RpcError> {
         Some(_) => tasks::sync_prefix(&tool),
         None => tool.script.len(),
     };
-    let mut context = json!({ "args": args, "answers": {} });
+    // Built by hand: `json!` would copy `args` (it serializes what it interpolates).
+    let mut context = Map::with_capacity(2);
+    context.insert("args".into(), args);
+    context.insert("answers".into(), Value::Object(Map::new()));
+    let mut context = Value::Object(context);
     match script::run(ctx, "tools/call", &tool.script, upto, &mut context).await {
         Ok(()) => {}
         Err(Stop::Render(problem)) => return Ok(template::failure(vec![problem]).result),

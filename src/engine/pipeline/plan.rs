@@ -6,6 +6,7 @@
 //!
 //! No transport types here, so every fault decision is testable without a socket.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -181,13 +182,14 @@ impl Plan {
 
     /// What the capture records as the response: what the client could read. `None` when
     /// the fault kept it from the client; the broken text for a broken JSON body.
-    pub(crate) fn shown(&self, response: &Value, streamed: bool) -> Option<Value> {
+    pub(crate) fn shown<'r>(&self, response: &'r Value, streamed: bool) -> Option<Cow<'r, Value>> {
+        let broken = |text: String| Some(Cow::Owned(Value::String(text)));
         match (&self.fault, streamed) {
             (Some(Fault::HangingStream), _) | (Some(Fault::TruncatedStream), true) => None,
             (Some(Fault::CloseConnection), false) | (Some(Fault::Exit { .. }), _) => None,
-            (Some(Fault::MalformedJson), _) => Some(Value::String(garble::malformed(response))),
-            (Some(Fault::TruncatedStream), false) => Some(Value::String(garble::half(response))),
-            _ => Some(response.clone()),
+            (Some(Fault::MalformedJson), _) => broken(garble::malformed(response)),
+            (Some(Fault::TruncatedStream), false) => broken(garble::half(response)),
+            _ => Some(Cow::Borrowed(response)),
         }
     }
 

@@ -171,7 +171,12 @@ fn invalid(id: Value, reason: &str) -> Incoming {
 
 /// A success response.
 pub(crate) fn result(id: &Value, result: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+    // Built by hand: `json!` would copy `result` (it serializes what it interpolates).
+    let mut response = Map::with_capacity(3);
+    response.insert("jsonrpc".into(), Value::String("2.0".into()));
+    response.insert("id".into(), id.clone());
+    response.insert("result".into(), result);
+    Value::Object(response)
 }
 
 /// An error response; without `id` when the request's id could not be read (`id` is

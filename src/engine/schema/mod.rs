@@ -26,12 +26,40 @@ static CALL_TOOL_RESULT: LazyLock<Option<Validator>> =
 
 /// Every way `value` breaks the spec's `CallToolResult`, as `at <pointer>: <reason>` lines.
 pub(crate) fn call_tool_result_problems(value: &Value) -> Vec<String> {
+    if plainly_valid_call_tool_result(value) {
+        return Vec::new();
+    }
     match CALL_TOOL_RESULT.as_ref() {
         Some(validator) => problems(validator, value),
         // The shipped schema is ours and covered by a test; if it ever fails to compile, fail
         // loudly on the result instead of letting anything through.
         None => vec!["the bundled MCP schema failed to compile".into()],
     }
+}
+
+/// Whether `value` is the shape most tools render, which the schema accepts without a walk:
+/// an object of `content` (text blocks of `type` and `text` only) and at most a boolean
+/// `isError`. Anything else goes to the full validator, so this only ever skips work: it
+/// accepts nothing the schema refuses.
+fn plainly_valid_call_tool_result(value: &Value) -> bool {
+    let Some(result) = value.as_object() else {
+        return false;
+    };
+    let Some(Value::Array(content)) = result.get("content") else {
+        return false;
+    };
+    let plain_text = |block: &Value| {
+        block.as_object().is_some_and(|block| {
+            block.len() == 2
+                && block.get("type").and_then(Value::as_str) == Some("text")
+                && block.get("text").is_some_and(Value::is_string)
+        })
+    };
+    result.iter().all(|(key, member)| match key.as_str() {
+        "content" => true,
+        "isError" => member.is_boolean(),
+        _ => false,
+    }) && content.iter().all(plain_text)
 }
 
 /// Every way `value` breaks `validator`, one `at <pointer>: <reason>` line each.
@@ -107,5 +135,34 @@ mod tests {
             problems.iter().any(|p| p.starts_with("at /isError")),
             "{problems:?}"
         );
+    }
+
+    #[test]
+    fn the_shortcut_accepts_only_what_the_schema_accepts() {
+        let validator = CALL_TOOL_RESULT.as_ref().expect("compiles");
+        let cases = [
+            json!({"content": []}),
+            json!({"content": [{"type": "text", "text": "hi"}], "isError": false}),
+            json!({"content": [{"text": "a", "type": "text"}, {"type": "text", "text": ""}]}),
+            json!({"content": [{"type": "text", "text": 1}]}),
+            json!({"content": [{"type": "text"}]}),
+            json!({"content": [{"type": "image", "text": "x"}]}),
+            json!({"content": [{"type": "text", "text": "x"}], "isError": "no"}),
+            json!({"content": {"type": "text", "text": "x"}}),
+            json!({"content": [], "structuredContent": 3}),
+            json!({"isError": true}),
+            json!([]),
+        ];
+        let mut taken = 0;
+        for case in &cases {
+            if plainly_valid_call_tool_result(case) {
+                taken += 1;
+                assert!(validator.violations(case).is_empty(), "{case}");
+            }
+        }
+        assert_eq!(taken, 3, "the three plain results take the shortcut");
+        for case in &cases[3..] {
+            assert!(!call_tool_result_problems(case).is_empty(), "{case}");
+        }
     }
 }

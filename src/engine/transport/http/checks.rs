@@ -68,7 +68,12 @@ pub(crate) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
 /// (`*/*`, `text/*`), with a weight above zero.
 pub(crate) fn lists(headers: &HeaderMap, mime: &str) -> bool {
     let kind = mime.split('/').next().unwrap_or_default();
-    let wildcard = format!("{kind}/*");
+    // `text/*` for `text/event-stream`, compared without building it.
+    let is_wildcard = |range: &str| {
+        range
+            .strip_suffix("/*")
+            .is_some_and(|k| k.eq_ignore_ascii_case(kind))
+    };
     headers
         .get_all(header::ACCEPT)
         .iter()
@@ -84,10 +89,7 @@ pub(crate) fn lists(headers: &HeaderMap, mime: &str) -> bool {
                     .and_then(|q| q.trim().parse::<f32>().ok())
                     .is_some_and(|q| q <= 0.0)
             });
-            !refused
-                && (range.eq_ignore_ascii_case(mime)
-                    || range == "*/*"
-                    || range.eq_ignore_ascii_case(&wildcard))
+            !refused && (range.eq_ignore_ascii_case(mime) || range == "*/*" || is_wildcard(range))
         })
 }
 

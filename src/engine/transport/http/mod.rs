@@ -69,17 +69,24 @@ pub(crate) fn router_at(engine: Arc<Engine>, path: &str) -> Router {
             .layer(with(engine.clone(), capture::exchange))
             .with_state(engine);
     }
-    if let Some(oauth) = &engine.oauth {
-        oauth.set_mount(path);
-    }
-    Router::new()
-        .route(
-            path,
-            post(post::post).get(session::get).delete(session::delete),
-        )
+    let mcp = Router::new().route(
+        path,
+        post(post::post).get(session::get).delete(session::delete),
+    );
+    // A server without OAuth skips both of its layers: an engine's `oauth` is fixed when it
+    // is built, and every layer costs each request a boxed future.
+    let Some(auth) = &engine.oauth else {
+        return mcp
+            // Inside the capture layer, so the log records every exchange a guard refuses.
+            .route_layer(with(engine.clone(), guard::mcp))
+            .merge(manifest::routes(path))
+            .layer(with(engine.clone(), capture::exchange))
+            .with_state(engine);
+    };
+    auth.set_mount(path);
+    mcp
         // The bearer-token check runs after the guard's Host check (layers wrap outwards).
         .route_layer(with(engine.clone(), oauth::guard))
-        // Inside the capture layer, so the log records every exchange a guard refuses.
         .route_layer(with(engine.clone(), guard::mcp))
         .merge(manifest::routes(path))
         // OAuth endpoints and well-known documents, claimed before routing because their
