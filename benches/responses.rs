@@ -7,6 +7,8 @@
 //!
 //! `cargo bench --bench responses`; debug: `cargo bench --profile dev --bench responses`.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -15,50 +17,13 @@ use futures::StreamExt;
 use mcp_decoy::matchers::{all, arg};
 use mcp_decoy::spec::Matcher;
 use mcp_decoy::{MockMcpServer, Response, Tool};
-use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
 
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1.0.0"}}}"#;
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a client runtime")
-}
-
-async fn session(client: &reqwest::Client, url: &str) -> String {
-    let response = client
-        .post(url)
-        .header(CONTENT_TYPE, "application/json")
-        .body(INITIALIZE)
-        .send()
-        .await
-        .expect("initialize");
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .expect("an ASCII session id")
-        .to_string();
-    black_box(response.bytes().await.expect("the initialize body"));
-    session
-}
+use common::{runtime, session};
 
 async fn call(client: &reqwest::Client, url: &str, session: &str, tool: &str) -> bytes::Bytes {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": tool, "arguments": {"message": "hi", "city": "Paris", "days": 3}}});
-    client
-        .post(url)
-        .header(CONTENT_TYPE, "application/json")
-        .header(ACCEPT, "application/json, text/event-stream")
-        .header("mcp-session-id", session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("tools/call")
-        .bytes()
-        .await
-        .expect("the whole body")
+    let arguments = json!({"message": "hi", "city": "Paris", "days": 3});
+    common::call(client, url, session, tool, arguments).await
 }
 
 /// The 20 conditions that do not hold for the bench's arguments, four of each kind.

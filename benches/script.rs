@@ -6,57 +6,23 @@
 //!
 //! `cargo bench --bench script`; debug: `cargo bench --profile dev --bench script`.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_decoy::spec::LogLevel;
 use mcp_decoy::{MockMcpServer, Tool};
-use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::json;
 
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1.0.0"}}}"#;
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a client runtime")
-}
-
-async fn session(client: &reqwest::Client, url: &str) -> String {
-    let response = client
-        .post(url)
-        .header(CONTENT_TYPE, "application/json")
-        .body(INITIALIZE)
-        .send()
-        .await
-        .expect("initialize");
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .expect("an ASCII session id")
-        .to_string();
-    black_box(response.bytes().await.expect("the initialize body"));
-    session
-}
+use common::{runtime, session};
 
 /// One call; returns the body, which for the scripted tool holds three SSE events.
 async fn call(client: &reqwest::Client, url: &str, session: &str, tool: &str) -> bytes::Bytes {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": tool, "arguments": {"message": "hi"}, "_meta": {"progressToken": 7}}});
-    client
-        .post(url)
-        .header(CONTENT_TYPE, "application/json")
-        .header(ACCEPT, "application/json, text/event-stream")
-        .header("mcp-session-id", session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("tools/call")
-        .bytes()
-        .await
-        .expect("the whole body")
+    let params =
+        json!({"name": tool, "arguments": {"message": "hi"}, "_meta": {"progressToken": 7}});
+    common::call_with(client, url, session, params).await
 }
 
 fn scripted_vs_plain(c: &mut Criterion) {

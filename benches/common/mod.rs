@@ -44,8 +44,24 @@ pub async fn call(
     tool: &str,
     arguments: Value,
 ) -> bytes::Bytes {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments}});
+    call_with(
+        client,
+        url,
+        session,
+        json!({"name": tool, "arguments": arguments}),
+    )
+    .await
+}
+
+/// One `tools/call` with these `params` (`_meta` included) in `session`; returns the whole
+/// body.
+pub async fn call_with(
+    client: &reqwest::Client,
+    url: &str,
+    session: &str,
+    params: Value,
+) -> bytes::Bytes {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
     client
         .post(url)
         .header(CONTENT_TYPE, "application/json")
