@@ -9,8 +9,8 @@
 //! turns frames into SSE events; no HTTP here.
 
 use std::collections::{HashSet, VecDeque};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -53,7 +53,10 @@ enum Change {
 /// streams are open, and the signal that ends them all.
 #[derive(Debug)]
 pub(crate) struct Listeners {
-    events: broadcast::Sender<Change>,
+    /// Made by the first stream: a channel allocates its whole backlog up front, which
+    /// most servers, never listened to, would hold for nothing. Before it exists there is
+    /// no stream to tell of a change.
+    events: OnceLock<broadcast::Sender<Change>>,
     open: Arc<AtomicUsize>,
     max: usize,
     closing: watch::Sender<bool>,
@@ -63,7 +66,7 @@ impl Listeners {
     /// At most `max` streams open at once.
     pub(crate) fn new(max: usize) -> Self {
         Listeners {
-            events: broadcast::channel(BACKLOG).0,
+            events: OnceLock::new(),
             open: Arc::new(AtomicUsize::new(0)),
             max,
             closing: watch::channel(false).0,
@@ -72,21 +75,31 @@ impl Listeners {
 
     /// Publishes a list's `list_changed` to the streams that opted in.
     pub(crate) fn list_changed(&self, listing: Listing) {
-        // An error only means that no stream is open.
-        let _ = self.events.send(Change::List(listing));
+        self.publish(Change::List(listing));
+    }
+
+    fn publish(&self, change: Change) {
+        if let Some(events) = self.events.get() {
+            // An error only means that no stream is open.
+            let _ = events.send(change);
+        }
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<Change> {
+        self.events
+            .get_or_init(|| broadcast::channel(BACKLOG).0)
+            .subscribe()
     }
 
     /// Publishes `notifications/resources/updated` for `uri` to the streams that named it.
     pub(crate) fn resource_updated(&self, uri: &str) {
-        let _ = self.events.send(Change::Updated(Arc::from(uri)));
+        self.publish(Change::Updated(Arc::from(uri)));
     }
 
     /// Publishes a task's new status (`detailed`, its `DetailedTask`) to the streams that
     /// named the task in `taskIds`.
     pub(crate) fn task_changed(&self, id: &str, detailed: Value) {
-        let _ = self
-            .events
-            .send(Change::Task(Arc::new((id.to_string(), detailed))));
+        self.publish(Change::Task(Arc::new((id.to_string(), detailed))));
     }
 
     /// How many listen streams are open.
@@ -354,7 +367,7 @@ pub(crate) fn open(engine: &Engine, id: &Value, params: &Value) -> Result<Subscr
     Ok(Subscription {
         id: id.clone(),
         filter,
-        events: engine.listeners.events.subscribe(),
+        events: engine.listeners.subscribe(),
         closing: engine.listeners.closing.subscribe(),
         keep_alive: Duration::from_millis(engine.limits.keep_alive_ms.max(1)),
         queued: VecDeque::from([acknowledgment]),

@@ -8,8 +8,8 @@
 //! stops ([`serve`](super::http::serve)), so what one fixture leaves behind never outlives it
 //! on a shared thread.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{LazyLock, Mutex};
 
 use tokio::runtime::Handle;
 use tokio_util::sync::CancellationToken;
@@ -23,11 +23,16 @@ const MAX_THREADS: usize = 4;
 static RUNTIMES: Mutex<Vec<Handle>> = Mutex::new(Vec::new());
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 
-/// How many threads the pool grows to on this machine.
+/// How many threads the pool grows to on this machine, asked once: `available_parallelism`
+/// reads the cgroup quota files on every call, which cost a fixture's start more than
+/// building its router.
 fn threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .clamp(1, MAX_THREADS)
+    static THREADS: LazyLock<usize> = LazyLock::new(|| {
+        std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .clamp(1, MAX_THREADS)
+    });
+    *THREADS
 }
 
 /// The runtime the next fixture is served on, starting its thread if it has none yet.
