@@ -58,12 +58,9 @@ struct Ring {
 }
 
 impl Ring {
-    /// Where record `id` is in the ring, if it is kept. Ids are consecutive unless one
-    /// server's records were cleared from a shared log, so the offset from the oldest id
-    /// nearly always finds it without a search.
+    /// Where record `id` is: ids are consecutive unless a shared log cleared one server's.
     fn index_of(&self, id: u64) -> Option<usize> {
-        let oldest = self.records.front()?.id;
-        let offset = usize::try_from(id.checked_sub(oldest)?).ok()?;
+        let offset = usize::try_from(id.checked_sub(self.records.front()?.id)?).ok()?;
         if self.records.get(offset).is_some_and(|r| r.id == id) {
             return Some(offset);
         }

@@ -32,13 +32,30 @@ pub(crate) fn clip_json(value: &Value) -> (Json, bool) {
 /// [`clip_json`], showing the whole value to `before_cut` when it is cut, for what must be
 /// read from it before it is gone.
 pub(crate) fn clip_json_noting(value: &Value, before_cut: impl FnOnce(&Value)) -> (Json, bool) {
-    // Writing the text is cheaper than measuring it first: most messages fit.
-    let text = serde_json::to_vec(value).unwrap_or_default();
-    if text.len() <= MAX_CAPTURED_BYTES {
-        (Json::from_text(text), false)
-    } else {
-        before_cut(value);
-        (Json::from(&cut(value, MAX_CAPTURED_BYTES)), true)
+    // Writing the text is cheaper than measuring it first, since most messages fit; the
+    // writer stops at the cut, so a 4 MiB message costs 8 KiB of writing, not 4 MiB.
+    let mut text = Capped(Vec::new());
+    if serde_json::to_writer(&mut text, value).is_ok() {
+        return (Json::from_text(text.0), false);
+    }
+    before_cut(value);
+    (Json::from(&cut(value, MAX_CAPTURED_BYTES)), true)
+}
+
+/// A buffer that refuses to grow past [`MAX_CAPTURED_BYTES`].
+struct Capped(Vec<u8>);
+
+impl std::io::Write for Capped {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.0.len() + bytes.len() > MAX_CAPTURED_BYTES {
+            return Err(std::io::Error::other("over the log's cut"));
+        }
+        self.0.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
