@@ -20,6 +20,8 @@ mod task;
 // `ProtocolVersion` is re-exported at the crate root, its one public path.
 pub(crate) mod version;
 
+use std::sync::LazyLock;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -182,7 +184,9 @@ impl ToolSpec {
 
     /// The product's default tool: `echo` returns its `message` argument.
     pub fn echo() -> Self {
-        ToolSpec {
+        // Built once: a suite starts it in most of its fixtures, and a copy costs less
+        // than building its JSON again.
+        static ECHO: LazyLock<ToolSpec> = LazyLock::new(|| ToolSpec {
             description: Some("Returns the `message` argument.".into()),
             input_schema: json!({
                 "type": "object",
@@ -191,7 +195,8 @@ impl ToolSpec {
             }),
             template: json!({ "content": [{ "type": "text", "text": "${args.message}" }] }),
             ..ToolSpec::new("echo")
-        }
+        });
+        ECHO.clone()
     }
 
     /// The tool as a 2025-11-25 session's `tools/list` shows it: with

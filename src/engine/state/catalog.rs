@@ -20,8 +20,12 @@ pub(crate) struct Shelf<T> {
 
 impl<T: Item> Shelf<T> {
     fn new(items: Vec<T>) -> Self {
+        // Not `collect()`: it would reuse the buffer of `items`, as large as that many items
+        // (and its spare capacity), for as many pointers, for the server's life.
+        let mut shelved = Vec::with_capacity(items.len());
+        shelved.extend(items.into_iter().map(Arc::new));
         Shelf {
-            items: RwLock::new(items.into_iter().map(Arc::new).collect()),
+            items: RwLock::new(shelved),
         }
     }
 

@@ -418,8 +418,7 @@ impl Sessions {
 /// 128 random bits as hex: visible ASCII and cryptographically random, as the transports
 /// page asks of session ids.
 fn new_session_id() -> String {
-    let bytes = crate::engine::random::bytes::<16>();
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::engine::random::hex_id()
 }
 
 #[cfg(test)]

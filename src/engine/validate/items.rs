@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::headers::header_rules;
+use super::known;
 use super::script::{steps, steps_with, task};
 use crate::engine::schema;
 use crate::engine::template;
@@ -309,7 +310,10 @@ pub(crate) fn tool(spec: &ToolSpec) -> Result<(), Error> {
         schema(&spec.name, "outputSchema", output)?;
     }
     if !spec.allow_invalid_headers {
-        header_rules(&spec.input_schema).map_err(|reason| {
+        known::checked("x-mcp-header", &spec.input_schema, || {
+            header_rules(&spec.input_schema)
+        })
+        .map_err(|reason| {
             invalid(
                 ItemKind::Tool,
                 &spec.name,
@@ -318,7 +322,10 @@ pub(crate) fn tool(spec: &ToolSpec) -> Result<(), Error> {
             )
         })?;
     }
-    template::check(&spec.template).map_err(|reason| Error::Template {
+    known::checked("tool template", &spec.template, || {
+        template::check(&spec.template)
+    })
+    .map_err(|reason| Error::Template {
         tool: spec.name.clone(),
         reason,
     })?;
@@ -363,16 +370,18 @@ fn schema(tool: &str, field: &'static str, schema: &Value) -> Result<(), Error> 
     }
     // Meta-validation only: compiling would refuse a remote `$ref`, and a tool may
     // legitimately point at a URL the client must never fetch.
-    let problems: Vec<String> = schema::meta_violations(schema)
-        .map_err(invalid)?
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(invalid(problems.join("; ")))
-    }
+    known::checked("metaschema", schema, || {
+        let problems: Vec<String> = schema::meta_violations(schema)
+            .map_err(invalid)?
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(invalid(problems.join("; ")))
+        }
+    })
 }
 
 #[cfg(test)]

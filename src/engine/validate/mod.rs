@@ -10,6 +10,7 @@
 pub(crate) mod faults;
 pub(crate) mod headers;
 pub(crate) mod items;
+mod known;
 pub(crate) mod matchers;
 pub(crate) mod responses;
 pub(crate) mod script;

@@ -200,8 +200,7 @@ impl Task {
 /// 128 random bits as hex: a task id is the only key to a task on a server without
 /// credentials, so it must not be guessable (2025-11-25 "Security Considerations").
 fn new_task_id() -> String {
-    let bytes = crate::engine::random::bytes::<16>();
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::engine::random::hex_id()
 }
 
 /// Every task of one server.

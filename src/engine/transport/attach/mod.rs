@@ -83,8 +83,7 @@ pub(crate) fn listen(
 /// 128 random bits, hex: a bridge made for another fixture (one that reused the port)
 /// cannot attach by mistake.
 fn new_token() -> String {
-    let bytes = crate::engine::random::bytes::<16>();
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::engine::random::hex_id()
 }
 
 async fn accept(listener: TcpListener, token: String, resolve: Resolve, scope: CancellationToken) {
