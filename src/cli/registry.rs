@@ -10,9 +10,8 @@ use axum::extract::{Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
-use tower::ServiceExt;
 
-use crate::engine::{self, Engine};
+use crate::engine::{Endpoint, Engine};
 use crate::error::Error;
 use crate::log::TrafficLog;
 use crate::spec::{Limits, ServerSpec};
@@ -24,7 +23,7 @@ const MAX_SERVERS: usize = 1_000;
 #[derive(Debug, Clone)]
 pub(crate) struct Hosted {
     pub(crate) engine: Arc<Engine>,
-    router: Router,
+    endpoint: Endpoint,
 }
 
 /// Every hosted server, by name, sharing one log.
@@ -64,8 +63,8 @@ impl Registry {
             self.log.clone(),
             source,
         )?;
-        let router = engine::router_at(engine.clone(), &format!("/s/{name}/mcp"));
-        let hosted = Hosted { engine, router };
+        let endpoint = Endpoint::new(engine.clone(), &format!("/s/{name}/mcp"));
+        let hosted = Hosted { engine, endpoint };
         let mut servers = self.write();
         if servers.len() >= MAX_SERVERS {
             return Err(Error::InvalidConfig {
@@ -124,14 +123,14 @@ impl Registry {
             self.log.clone(),
             source,
         )?;
-        let router = engine::router_at(engine.clone(), &format!("/s/{}/mcp", spec.name));
+        let endpoint = Endpoint::new(engine.clone(), &format!("/s/{}/mcp", spec.name));
         // The guide revokes tokens only when OAuth itself changes: a rebuild for anything
         // else keeps the clients and tokens. A new name starts afresh, since tokens are
         // bound to the old URL.
         if spec.name == name && spec.auth == old.engine.spec().auth {
             engine.take_oauth_state_from(&old.engine);
         }
-        let hosted = Hosted { engine, router };
+        let hosted = Hosted { engine, endpoint };
         {
             let mut servers = self.write();
             if let Some(conflict) = root_conflict(&servers, name, &hosted.engine) {
@@ -241,10 +240,7 @@ async fn root(State(registry): State<Arc<Registry>>, request: Request) -> Respon
             .find(|hosted| claims(hosted))
     });
     match owner {
-        Some(hosted) => match hosted.router.oneshot(request).await {
-            Ok(response) => response,
-            Err(never) => match never {},
-        },
+        Some(hosted) => hosted.endpoint.handle(request).await,
         None => StatusCode::NOT_FOUND.into_response(),
     }
 }
@@ -255,10 +251,7 @@ async fn route(
     request: Request,
 ) -> Response {
     match registry.get(&name) {
-        Some(hosted) => match hosted.router.oneshot(request).await {
-            Ok(response) => response,
-            Err(never) => match never {},
-        },
+        Some(hosted) => hosted.endpoint.handle(request).await,
         None => (
             StatusCode::NOT_FOUND,
             axum::Json(json!({ "jsonrpc": "2.0", "error": { "code": -32001,

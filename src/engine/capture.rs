@@ -16,8 +16,8 @@ use serde_json::Value;
 use super::Engine;
 use super::state::session::Session;
 use crate::log::{
-    ArgumentError, Direction, Entry, Era, RpcKind, RpcMessage, Transport, clip_json,
-    clip_json_noting, clip_text,
+    ArgumentError, Direction, Entry, Era, Json, MAX_CAPTURED_BYTES, RpcKind, RpcMessage, Transport,
+    clip_json, clip_json_noting, clip_text,
 };
 
 /// The id of the transport record (an HTTP exchange) that carried a message, for linking.
@@ -41,6 +41,8 @@ pub(crate) struct Arrival<'a> {
     pub(crate) kind: RpcKind,
     pub(crate) method: Option<&'a str>,
     pub(crate) message: Value,
+    /// `message` as the client sent it, when the transport kept that text whole.
+    pub(crate) text: Option<Json>,
 }
 
 impl<'a> Arrival<'a> {
@@ -61,6 +63,7 @@ impl<'a> Arrival<'a> {
             kind,
             method,
             message,
+            text: None,
         }
     }
 }
@@ -97,21 +100,25 @@ impl Recorder {
         // A schema that does not compile is left to that later check, which reports it.
         let mut argument_errors = Vec::new();
         let tool_call = arrival.method == Some("tools/call");
-        let (message, mut truncated) = clip_json_noting(&arrival.message, |full| {
-            let Some(tool) = name.as_deref().filter(|_| tool_call) else {
-                return;
-            };
-            // As the plan reads them: a missing or ill-typed `arguments` is an empty object.
-            let empty = Value::Object(Default::default());
-            let arguments = full
-                .get("params")
-                .and_then(|p| p.get("arguments"))
-                .filter(|a| a.is_object())
-                .unwrap_or(&empty);
-            if let Some(Ok(errors)) = engine.argument_violations(tool, arguments) {
-                argument_errors = errors;
-            }
-        });
+        let (message, mut truncated) = match arrival.text {
+            // Already text within the cut: shared, not written out again.
+            Some(text) if text.text_len() <= MAX_CAPTURED_BYTES => (text, false),
+            _ => clip_json_noting(&arrival.message, |full| {
+                let Some(tool) = name.as_deref().filter(|_| tool_call) else {
+                    return;
+                };
+                // As the plan reads them: a missing or ill-typed `arguments` is an empty object.
+                let empty = Value::Object(Default::default());
+                let arguments = full
+                    .get("params")
+                    .and_then(|p| p.get("arguments"))
+                    .filter(|a| a.is_object())
+                    .unwrap_or(&empty);
+                if let Some(Ok(errors)) = engine.argument_violations(tool, arguments) {
+                    argument_errors = errors;
+                }
+            }),
+        };
         let (method, cut) = clip_opt(arrival.method.map(str::to_string));
         truncated |= cut;
         let (name, cut) = clip_opt(name);

@@ -9,11 +9,10 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -224,15 +223,15 @@ impl Guard {
     }
 }
 
-/// Middleware on the MCP endpoint: the Host check, then the API key.
-pub(crate) async fn mcp(
-    State(engine): State<Arc<Engine>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+/// Before the MCP endpoint (`next`): the Host check, then the API key.
+pub(crate) async fn mcp<F, Fut>(engine: &Engine, mut request: Request, next: F) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Response>,
+{
     // A browser's preflight carries no credentials; the endpoint itself answers it.
     if request.method() == Method::OPTIONS {
-        return next.run(request).await;
+        return next(request).await;
     }
     if let Some(rejection) = engine.guard.host_rejection(&request) {
         return rejection;
@@ -242,7 +241,7 @@ pub(crate) async fn mcp(
             if let Some(principal) = principal {
                 request.extensions_mut().insert(principal);
             }
-            next.run(request).await
+            next(request).await
         }
         Err(problem) => unauthorized(problem),
     }

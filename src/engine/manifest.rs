@@ -9,13 +9,9 @@
 //! `inputSchema` in tools) and the draft "server card" proposal (`transport`,
 //! `authentication`), so a client can read it with the types it already has.
 
-use std::sync::Arc;
-
-use axum::Router;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use serde_json::{Value, json};
 
 use super::Engine;
@@ -30,19 +26,9 @@ pub(crate) fn path_for(endpoint: &str) -> String {
     format!("{parent}/.well-known/{FILE}")
 }
 
-/// The manifest route of the endpoint at `endpoint`.
-pub(crate) fn routes(endpoint: &str) -> Router<Arc<Engine>> {
-    let served: Arc<str> = Arc::from(endpoint);
-    Router::new().route(
-        &path_for(endpoint),
-        get(move |State(engine): State<Arc<Engine>>, request: Request| {
-            let served = served.clone();
-            async move { serve(&engine, &served, &request) }
-        }),
-    )
-}
-
-fn serve(engine: &Engine, endpoint: &str, request: &Request) -> Response {
+/// The manifest of the endpoint at `endpoint`, answering a GET or HEAD of its
+/// [`path_for`].
+pub(crate) fn serve(engine: &Engine, endpoint: &str, request: &Request) -> Response {
     if let Some(rejection) = engine.guard.host_rejection(request) {
         return rejection;
     }

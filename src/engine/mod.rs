@@ -53,11 +53,11 @@ pub(crate) use state::catalog::Kind;
 pub use state::session::SessionInfo;
 pub use state::tasks::{TaskInfo, TaskStatus};
 pub(crate) use transport::duplex;
+#[cfg(feature = "decoy-cli")]
+pub(crate) use transport::http::endpoint::Endpoint;
 pub(crate) use transport::http::listener::Connections;
 #[cfg(feature = "decoy-cli")]
 pub(crate) use transport::http::listener::serve;
-#[cfg(feature = "decoy-cli")]
-pub(crate) use transport::http::router_at;
 pub(crate) use transport::http::serve::{Running, spawn};
 
 use crate::cassette::Player;

@@ -15,7 +15,36 @@ use crate::compare::{median, status_kib};
 use crate::servers::{self, Kind, Running};
 
 const SEQUENTIAL: usize = 300;
+
+/// `PEERS_LIVES=N` runs N sequential lives and stops there (to profile one phase).
+fn lives_only() -> Option<usize> {
+    std::env::var("PEERS_LIVES").ok()?.parse().ok()
+}
 const CONCURRENT: usize = 1000;
+
+/// glibc's count of heap bytes in use, across every thread's arena: what the servers hold,
+/// without the pages malloc keeps after a free that RSS also counts.
+fn heap_bytes() -> u64 {
+    #[repr(C)]
+    struct MallInfo2 {
+        arena: usize,
+        ordblks: usize,
+        smblks: usize,
+        hblks: usize,
+        hblkhd: usize,
+        usmblks: usize,
+        fsmblks: usize,
+        uordblks: usize,
+        fordblks: usize,
+        keepcost: usize,
+    }
+    unsafe extern "C" {
+        fn mallinfo2() -> MallInfo2;
+    }
+    // SAFETY: mallinfo2 only reads malloc's own counters.
+    let info = unsafe { mallinfo2() };
+    (info.uordblks + info.hblkhd) as u64
+}
 
 fn stage(what: &str) {
     if std::env::var_os("PEERS_VERBOSE").is_some() {
@@ -26,8 +55,9 @@ fn stage(what: &str) {
 pub async fn run(kind: Kind) -> Result<(), Failure> {
     // The first server of a process pays lazy initialisation; it is not what is measured.
     life(kind).await?;
-    let mut lives = Vec::with_capacity(SEQUENTIAL);
-    for _ in 0..SEQUENTIAL {
+    let sequential = lives_only().unwrap_or(SEQUENTIAL);
+    let mut lives = Vec::with_capacity(sequential);
+    for _ in 0..sequential {
         lives.push(life(kind).await?);
         // Let the client's side close first (no TIME_WAIT on the server's ports).
         for _ in 0..4 {
@@ -35,16 +65,28 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
         }
     }
     stage("sequential done");
+    if lives_only().is_some() {
+        let p50 = median(lives.iter().map(|l| l.1).collect()) * 1e6;
+        let start = median(lives.iter().map(|l| l.0).collect()) * 1e6;
+        println!("{}", json!({"kind": kind.name(), "p50_us": p50, "start_alone_p50_us": start}));
+        return Ok(());
+    }
     tokio::time::sleep(Duration::from_millis(300)).await;
     let me = std::process::id();
     let (rss_before, threads_before) = (status_kib(me, "VmRSS:")?, status_kib(me, "Threads:")?);
+    let heap_before = heap_bytes();
     let started = Instant::now();
-    let servers = join_all((0..CONCURRENT).map(|_| answered(kind))).await;
+    let concurrent_count = std::env::var("PEERS_CONCURRENT")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(CONCURRENT);
+    let servers = join_all((0..concurrent_count).map(|_| answered(kind))).await;
     let concurrent = started.elapsed();
     stage("concurrent done");
     let servers = servers.into_iter().collect::<Result<Vec<_>, _>>()?;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (rss_after, threads_after) = (status_kib(me, "VmRSS:")?, status_kib(me, "Threads:")?);
+    let heap_after = heap_bytes();
     let started = Instant::now();
     if kind == Kind::Wiremock {
         // Dropping a thousand pooled wiremock servers at once stalls (its `Drop` blocks on
@@ -66,8 +108,9 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
             "p50_us": median(lives.iter().map(|l| l.1).collect()) * 1e6,
             "start_alone_p50_us": median(lives.iter().map(|l| l.0).collect()) * 1e6,
             "concurrent_ms": concurrent.as_secs_f64() * 1e3,
-            "rss_per_server_kib": (rss_after as f64 - rss_before as f64) / CONCURRENT as f64,
-            "threads_per_server": (threads_after as f64 - threads_before as f64) / CONCURRENT as f64,
+            "rss_per_server_kib": (rss_after as f64 - rss_before as f64) / concurrent_count as f64,
+            "heap_per_server_kib": (heap_after as f64 - heap_before as f64) / concurrent_count as f64 / 1024.0,
+            "threads_per_server": (threads_after as f64 - threads_before as f64) / concurrent_count as f64,
             "drop_ms": (kind != Kind::Wiremock).then_some(dropped.as_secs_f64() * 1e3),
             // wiremock's pool keeps its servers (and their threads) for reuse.
             "drop_until_threads_gone_ms": if status_kib(me, "Threads:")? > threads_before {

@@ -4,12 +4,9 @@
 //! unknown, revoked, expired or bound to another resource: 401 `invalid_token`; a token
 //! without the scopes a tool needs: 403 `insufficient_scope` naming them (step-up).
 
-use std::sync::Arc;
-
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
@@ -21,18 +18,18 @@ use crate::engine::methods::Principal;
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 use crate::engine::protocol::method::{INITIALIZE, Method as McpMethod};
 
-/// Middleware on the MCP endpoint (inside the capture layer, so refusals are recorded).
-pub(crate) async fn guard(
-    State(engine): State<Arc<Engine>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+/// Before the MCP endpoint (`next`), inside the capture, so refusals are recorded.
+pub(crate) async fn guard<F, Fut>(engine: &Engine, mut request: Request, next: F) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Response>,
+{
     let Some(oauth) = engine.oauth.as_ref() else {
-        return next.run(request).await;
+        return next(request).await;
     };
     // A browser's preflight carries no credentials; the endpoint itself answers it.
     if request.method() == Method::OPTIONS {
-        return next.run(request).await;
+        return next(request).await;
     }
     let context = match Context::of(oauth, request.headers()) {
         Ok(context) => context,
@@ -95,7 +92,7 @@ pub(crate) async fn guard(
             || !oauth.spec.tool_scopes.is_empty()
             || oauth.spec.authorization_server_migration);
     if !needs_body {
-        return next.run(request).await;
+        return next(request).await;
     }
     let (parts, body) = request.into_parts();
     // The capture layer already read the body within the limit; this is a copy in memory.
@@ -118,9 +115,7 @@ pub(crate) async fn guard(
             .iter()
             .any(|m| m.is_request && m.method != INITIALIZE)
         && !std::mem::replace(&mut oauth.lock().migrated, true);
-    let response = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
-        .await;
+    let response = next(Request::from_parts(parts, Body::from(bytes))).await;
     if migrate {
         // The conformance scenario's order: the first authorized request succeeds, then
         // the resource names the new authorization server and refuses the old tokens.

@@ -4,13 +4,12 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use super::{OAuthError, authorize, issuer, metadata, register, revoke, token};
+use super::{AuthServer, OAuthError, authorize, issuer, metadata, register, revoke, token};
 use crate::engine::Engine;
 use crate::spec::AuthServerMetadata;
 
@@ -27,18 +26,23 @@ pub(super) enum Endpoint {
     Jwks,
 }
 
-/// Middleware inside the capture layer: answers the OAuth paths, passes the rest on.
-pub(crate) async fn endpoints(
-    State(engine): State<Arc<Engine>>,
-    request: Request,
-    next: Next,
-) -> Response {
+/// Inside the capture: answers a request to an OAuth path, or gives it back.
+pub(crate) async fn endpoints(engine: &Arc<Engine>, request: Request) -> Result<Response, Request> {
     let Some(oauth) = engine.oauth.as_ref() else {
-        return next.run(request).await;
+        return Err(request);
     };
     let Some(endpoint) = oauth.route(request.uri().path()) else {
-        return next.run(request).await;
+        return Err(request);
     };
+    Ok(answer(engine, oauth, endpoint, request).await)
+}
+
+async fn answer(
+    engine: &Arc<Engine>,
+    oauth: &AuthServer,
+    endpoint: Endpoint,
+    request: Request,
+) -> Response {
     // The issuer is built from `Host`, so a rebinding Host must not reach these either.
     if let Some(refused) = engine.guard.host_rejection(&request) {
         return refused;
@@ -77,13 +81,13 @@ pub(crate) async fn endpoints(
         Err(error) => return error.into_response(),
     };
     let response = match endpoint {
-        Endpoint::ResourceMetadata => metadata::protected_resource(&engine, oauth, &context),
+        Endpoint::ResourceMetadata => metadata::protected_resource(engine, oauth, &context),
         Endpoint::ServerMetadata(kind) => metadata::authorization_server(oauth, &context, kind),
         Endpoint::Jwks => axum::Json(json!({ "keys": [] })).into_response(),
-        Endpoint::Authorize => authorize::authorize(&engine, oauth, &context, request).await,
-        Endpoint::Consent => authorize::decide(&engine, oauth, &context, request).await,
-        Endpoint::Token => token::token(&engine, oauth, &context, request).await,
-        Endpoint::Register => register::register(&engine, oauth, &context, request).await,
+        Endpoint::Authorize => authorize::authorize(engine, oauth, &context, request).await,
+        Endpoint::Consent => authorize::decide(engine, oauth, &context, request).await,
+        Endpoint::Token => token::token(engine, oauth, &context, request).await,
+        Endpoint::Register => register::register(engine, oauth, &context, request).await,
         Endpoint::Revoke => revoke::revoke(oauth, request).await,
     };
     cors(response)

@@ -40,7 +40,7 @@ use super::methods::Principal;
 use super::protocol::jsonrpc::{self, Incoming, RpcError, code};
 use super::protocol::{SESSION_HEADER, Status, modern};
 use super::state::session::Session;
-use crate::log::{RpcKind, Transport};
+use crate::log::{Json, RpcKind, Transport};
 pub(crate) use outcome::Outcome;
 
 /// What a transport knows of one incoming message besides its body.
@@ -61,6 +61,9 @@ pub(crate) struct Inbound {
     /// The legacy session a transport without headers holds for its peer (a byte stream has
     /// one session at a time, opened by its `initialize`).
     pub(crate) session: Option<String>,
+    /// The text of the one message the request carried, as the transport's capture keeps
+    /// it: the message's record shares it instead of writing the message out again.
+    pub(crate) text: Option<Json>,
 }
 
 impl Inbound {
@@ -148,6 +151,7 @@ fn record(
     let arrival = Arrival {
         session,
         named_session: inbound.named_session(),
+        text: inbound.text.clone(),
         ..Arrival::new(inbound.exchange, inbound.transport, kind, method, message)
     };
     Recorder::arrived(engine, arrival)

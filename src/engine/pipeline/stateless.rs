@@ -33,6 +33,7 @@ pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Va
     let (kind, method) = kind_of(&classified);
     let arrival = Arrival {
         modern_version: Some(requested.as_deref().unwrap_or("")),
+        text: inbound.text.clone(),
         ..Arrival::new(inbound.exchange, inbound.transport, kind, method, message)
     };
     let record = Recorder::arrived(engine, arrival);

@@ -7,9 +7,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderMap, Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde_json::Value;
@@ -22,14 +21,14 @@ use crate::log::{
     Entry, HttpExchange, HttpKind, Json, MAX_CAPTURED_BYTES, clip_bytes, clip_json, clip_text,
 };
 
-/// Middleware: one `http` record per exchange, the body limit, and the stream's end.
-pub(crate) async fn exchange(
-    State(engine): State<Arc<Engine>>,
-    request: Request,
-    next: Next,
-) -> Response {
+/// Around `next`: one `http` record per exchange, the body limit, and the stream's end.
+pub(crate) async fn exchange<F, Fut>(engine: &Arc<Engine>, request: Request, next: F) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Response>,
+{
     if request.method() == Method::OPTIONS {
-        return next.run(request).await;
+        return next(request).await;
     }
     let started = Instant::now();
     let (mut parts, body) = request.into_parts();
@@ -48,12 +47,18 @@ pub(crate) async fn exchange(
         .oauth
         .as_ref()
         .is_some_and(|o| o.owns(parts.uri.path()))
-        || relayed_auth_leg(&engine, parts.uri.path());
+        || relayed_auth_leg(engine, parts.uri.path());
     let (request_headers, headers_cut) = header_list(&parts.headers);
     let (request_body, body_cut) = match &bytes {
         Some(bytes) => captured_body(bytes, secret),
         None => (None, false),
     };
+    // The message records of the body share its text (a masked OAuth body is no message).
+    let received = request_body
+        .as_ref()
+        .filter(|_| !secret && !body_cut)
+        .cloned()
+        .map(Received);
     let (path, path_cut) = clip_text(parts.uri.path().to_string());
     let (query, query_cut) = match parts.uri.query() {
         Some(q) => {
@@ -83,8 +88,10 @@ pub(crate) async fn exchange(
     let response = match bytes {
         Some(bytes) => {
             parts.extensions.insert(ExchangeId(id));
-            next.run(Request::from_parts(parts, Body::from(bytes)))
-                .await
+            if let Some(received) = received {
+                parts.extensions.insert(received);
+            }
+            next(Request::from_parts(parts, Body::from(bytes))).await
         }
         None => too_large(limit),
     };
@@ -121,7 +128,7 @@ pub(crate) async fn exchange(
         });
         let (parts, body) = response.into_parts();
         let end = StreamEnd {
-            engine: engine.clone(),
+            engine: Arc::clone(engine),
             of: id,
             started,
         };
@@ -148,6 +155,10 @@ pub(crate) async fn exchange(
     });
     Response::from_parts(parts, Body::from(bytes))
 }
+
+/// The request body's text as the `http` record keeps it, for the message records.
+#[derive(Debug, Clone)]
+pub(crate) struct Received(pub(crate) Json);
 
 /// Marks a response whose body must reach the client as it is produced (a fault that cuts
 /// the connection mid-body), so the middleware neither collects nor records it.

@@ -19,7 +19,7 @@ use crate::engine::protocol::jsonrpc::code;
 pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) -> Response {
     let limit = engine.limits.max_body_bytes;
     let (parts, body) = request.into_parts();
-    let inbound = inbound(parts);
+    let mut inbound = inbound(parts);
     let body = axum::body::to_bytes(body, limit).await.ok();
     let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
     if let Some(rejection) = origin_rejection(&engine, headers) {
@@ -40,7 +40,11 @@ pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) ->
         );
     };
     let outcome = match serde_json::from_slice::<Value>(&body) {
-        Ok(Value::Array(batch)) => pipeline::batch(&engine, &inbound, batch).await,
+        Ok(Value::Array(batch)) => {
+            // Each message of a batch is recorded alone, not as the body's text.
+            inbound.text = None;
+            pipeline::batch(&engine, &inbound, batch).await
+        }
         Ok(message) => pipeline::message(&engine, &inbound, message).await,
         Err(error) => {
             let text = String::from_utf8_lossy(&body).into_owned();

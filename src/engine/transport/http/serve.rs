@@ -10,8 +10,8 @@ use std::sync::Arc;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use super::endpoint::Endpoint;
 use super::listener::{self, Connections};
-use super::router;
 use crate::engine::Engine;
 use crate::engine::transport::attach::{self, Attach};
 use crate::engine::transport::pool;
@@ -63,35 +63,40 @@ pub(crate) fn spawn(
     let (stopped_tx, stopped_rx) = oneshot::channel::<()>();
     let scope = CancellationToken::new();
     let served = scope.clone();
-    let router = router(engine.clone());
-    runtime.spawn(async move {
-        // A stop, or the `Running` dropped without one.
-        let _ = stop_rx.await;
-        // Ending the sessions wakes their streams; listen streams end with their listen
-        // response (2026-07-28 subscriptions, "Graceful Closure") and their connections get a
-        // moment to write it.
-        engine.sessions.clear();
-        engine.listeners.close();
-        engine
-            .listeners
-            .drained(std::time::Duration::from_millis(500))
-            .await;
-        served.cancel();
-    });
+    let endpoint = Endpoint::new(engine.clone(), "/mcp");
     let scope_of_serve = scope.clone();
+    // One task for both halves: a spawn from the test's thread wakes the pool thread.
     runtime.spawn(async move {
-        // Stops accepting once the scope ends, and returns when every connection is closed.
-        let ended = scope_of_serve.clone();
-        listener::serve_scoped(
-            listener,
-            router,
-            connections,
-            MAX_CONNECTIONS_SETTING,
-            async move { ended.cancelled().await },
-            scope_of_serve,
-        )
-        .await;
-        let _ = stopped_tx.send(());
+        let stopping = async {
+            // A stop, or the `Running` dropped without one.
+            let _ = stop_rx.await;
+            // Ending the sessions wakes their streams; listen streams end with their listen
+            // response (2026-07-28 subscriptions, "Graceful Closure") and their connections
+            // get a moment to write it.
+            engine.sessions.clear();
+            engine.listeners.close();
+            engine
+                .listeners
+                .drained(std::time::Duration::from_millis(500))
+                .await;
+            served.cancel();
+        };
+        let serving = async {
+            // Stops accepting once the scope ends, and returns when every connection is
+            // closed.
+            let ended = scope_of_serve.clone();
+            listener::serve_scoped(
+                listener,
+                endpoint.into(),
+                connections,
+                MAX_CONNECTIONS_SETTING,
+                async move { ended.cancelled().await },
+                scope_of_serve,
+            )
+            .await;
+            let _ = stopped_tx.send(());
+        };
+        tokio::join!(stopping, serving);
     });
     Ok(Running {
         addr,

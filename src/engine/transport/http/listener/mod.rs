@@ -12,13 +12,14 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(feature = "decoy-cli")]
 use axum::Router;
 use hyper_util::rt::TokioIo;
-use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 
+use super::endpoint::Endpoint;
 use crate::engine::transport::pool;
 use crate::error::Error;
 use watch::{Tracked, Watch, Watched};
@@ -68,6 +69,21 @@ impl Connections {
     }
 }
 
+/// What a listener serves: one server's endpoint (the fixture), or a router (the app's
+/// two listeners, which hand `/s/NAME/` on to each server's endpoint).
+#[derive(Debug, Clone)]
+pub(crate) enum Served {
+    Endpoint(Endpoint),
+    #[cfg(feature = "decoy-cli")]
+    Router(Router),
+}
+
+impl From<Endpoint> for Served {
+    fn from(endpoint: Endpoint) -> Served {
+        Served::Endpoint(endpoint)
+    }
+}
+
 /// How many refusals may be written at once; past it a connection over the limit is closed
 /// without a word, so a flood cannot pile up refusal tasks either.
 const MAX_REFUSALS: usize = 64;
@@ -87,7 +103,7 @@ pub(crate) async fn serve(
 ) {
     serve_scoped(
         listener,
-        router,
+        Served::Router(router),
         limits,
         setting,
         shutdown,
@@ -100,7 +116,7 @@ pub(crate) async fn serve(
 /// cancelled: how a fixture on a shared runtime ends what it served.
 pub(crate) async fn serve_scoped(
     listener: TcpListener,
-    router: Router,
+    service: Served,
     limits: Connections,
     setting: &'static str,
     shutdown: impl Future<Output = ()>,
@@ -115,7 +131,6 @@ pub(crate) async fn serve_scoped(
     let stop = CancellationToken::new();
     // Each connection holds a sender; `recv` returns `None` once the last one is dropped.
     let (open, mut all_closed) = mpsc::channel::<()>(1);
-    let service = TowerToHyperService::new(router);
     tokio::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
@@ -168,7 +183,7 @@ pub(crate) async fn serve_scoped(
 /// connections, given back when this returns.
 async fn connection(
     tcp: TcpStream,
-    service: TowerToHyperService<Router>,
+    service: Served,
     limits: Connections,
     stop: CancellationToken,
     held: (OwnedSemaphorePermit, mpsc::Sender<()>),

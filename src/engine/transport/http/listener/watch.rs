@@ -12,17 +12,17 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::Router;
 use axum::body::Body;
 use bytes::Bytes;
 use hyper::body::{Body as HttpBody, Frame, Incoming, SizeHint};
-use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 use tokio::time::Instant;
+#[cfg(feature = "decoy-cli")]
+use tower::ServiceExt;
 
-use super::Connections;
+use super::{Connections, Served};
 
 /// What the connection is doing, as far as its timeouts care.
 #[derive(Debug, Clone, Copy)]
@@ -193,17 +193,17 @@ impl AsyncWrite for Watched {
     }
 }
 
-/// The router as hyper calls it, marking each request in flight until its response body
-/// is written.
+/// What is served, as hyper calls it, marking each request in flight until its response
+/// body is written.
 #[derive(Debug, Clone)]
 pub(super) struct Tracked {
-    router: TowerToHyperService<Router>,
+    served: Served,
     watch: Arc<Watch>,
 }
 
 impl Tracked {
-    pub(super) fn new(router: TowerToHyperService<Router>, watch: Arc<Watch>) -> Tracked {
-        Tracked { router, watch }
+    pub(super) fn new(served: Served, watch: Arc<Watch>) -> Tracked {
+        Tracked { served, watch }
     }
 }
 
@@ -216,9 +216,17 @@ impl hyper::service::Service<http::Request<Incoming>> for Tracked {
 
     fn call(&self, request: http::Request<Incoming>) -> Self::Future {
         let in_flight = self.watch.request_started();
-        let answer = self.router.call(request);
+        let served = self.served.clone();
+        let request = request.map(Body::new);
         Box::pin(async move {
-            let response = answer.await?;
+            let response = match served {
+                Served::Endpoint(endpoint) => endpoint.handle(request).await,
+                #[cfg(feature = "decoy-cli")]
+                Served::Router(router) => match router.oneshot(request).await {
+                    Ok(response) => response,
+                    Err(never) => match never {},
+                },
+            };
             Ok(response.map(|body| TrackedBody {
                 body,
                 _in_flight: in_flight,
