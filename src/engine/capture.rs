@@ -174,8 +174,11 @@ impl Recorder {
     }
 
     /// Attaches the response; `opened` is the session the request opened (`initialize`).
-    pub(crate) fn answered(self, response: &Value, opened: Option<&Session>) {
+    /// Gives back the response's JSON text when the record kept it whole, so a transport
+    /// can send those bytes instead of writing the response out again.
+    pub(crate) fn answered(self, response: &Value, opened: Option<&Session>) -> Option<Json> {
         let (response, truncated) = clip_json(response);
+        let whole = (!truncated).then(|| response.clone());
         self.close(|m, duration| {
             m.response = Some(response);
             m.truncated |= truncated;
@@ -185,6 +188,7 @@ impl Recorder {
                 m.protocol_version = Some(session.version.as_str().to_string());
             }
         });
+        whole
     }
 
     /// Attaches a response that a relay's upstream sent; `session` and `version` are what an

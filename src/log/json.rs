@@ -51,6 +51,11 @@ impl Json {
         }
     }
 
+    /// The text as a body to send: the bytes are shared, not copied.
+    pub(crate) fn to_bytes(&self) -> bytes::Bytes {
+        bytes::Bytes::from_owner(self.text.clone())
+    }
+
     /// The value, as [`Deref`] gives it.
     pub fn value(&self) -> &Value {
         self.value.get_or_init(|| parse(&self.text))

@@ -90,10 +90,14 @@ pub(crate) async fn answer(
             );
             let mut response = jsonrpc::result(id, result);
             plan.rewrite(&mut response);
-            match plan.shown(&response, false) {
-                Some(shown) => record.answered(&shown, Some(&session)),
-                None => record.withheld(),
-            }
+            let text = match plan.shown(&response, false) {
+                Some(std::borrow::Cow::Borrowed(shown)) => record.answered(shown, Some(&session)),
+                Some(shown) => record.answered(&shown, Some(&session)).and(None),
+                None => {
+                    record.withheld();
+                    None
+                }
+            };
             let framing = if plan.fault.is_some() {
                 Framing::Plain
             } else {
@@ -105,6 +109,7 @@ pub(crate) async fn answer(
                 framing,
                 opened: Some(session.id.clone()),
                 fault: plan.fault.map(|fault| (fault, session)),
+                text,
             })
         }
         Err(error) => {

@@ -11,6 +11,7 @@ use crate::engine::methods::listen::Subscription;
 pub(crate) use crate::engine::protocol::Status;
 use crate::engine::state::faults::HangPermit;
 use crate::engine::state::session::{Reader, Session};
+use crate::log::Json;
 use crate::spec::Fault;
 
 /// The answer to one incoming message or batch.
@@ -46,6 +47,8 @@ pub(crate) struct Reply {
     pub(crate) fault: Option<(Fault, Arc<Session>)>,
     /// The id of the session this answer opened (`initialize`).
     pub(crate) opened: Option<String>,
+    /// `body` as JSON text, when the capture already wrote it (sent as is).
+    pub(crate) text: Option<Json>,
 }
 
 /// How a [`Reply`] travels.
@@ -56,6 +59,18 @@ pub(crate) enum Framing {
 }
 
 impl Outcome {
+    /// A JSON answer whose text the capture already wrote.
+    pub(crate) fn json_with_text(status: Status, body: Value, text: Option<Json>) -> Outcome {
+        Outcome::Reply(Reply {
+            status,
+            body,
+            framing: Framing::Plain,
+            fault: None,
+            opened: None,
+            text,
+        })
+    }
+
     /// A plain JSON answer with no fault.
     pub(crate) fn json(status: Status, body: Value) -> Outcome {
         Outcome::Reply(Reply {
@@ -64,6 +79,7 @@ impl Outcome {
             framing: Framing::Plain,
             fault: None,
             opened: None,
+            text: None,
         })
     }
 
@@ -75,6 +91,7 @@ impl Outcome {
             framing: Framing::Mode,
             fault: None,
             opened: None,
+            text: None,
         })
     }
 
@@ -86,6 +103,7 @@ impl Outcome {
             framing: Framing::Plain,
             fault: fault.map(|fault| (fault, session.clone())),
             opened: None,
+            text: None,
         })
     }
 }

@@ -17,7 +17,7 @@ use crate::engine::protocol::jsonrpc::RpcError;
 use crate::engine::protocol::method::Method;
 use crate::engine::state::responses::Chosen;
 use crate::engine::{Engine, arguments};
-use crate::log::ArgumentError;
+use crate::log::{ArgumentError, Json};
 use crate::spec::Fault;
 
 /// How far a [`Fault::WrongId`] moves a numeric id: far past any id a test client uses.
@@ -193,11 +193,24 @@ impl Plan {
         }
     }
 
-    /// Records the response as the client can read it (or that it was withheld).
-    pub(crate) fn record(&self, record: Recorder, response: &Value, streamed: bool) {
+    /// Records the response as the client can read it (or that it was withheld); gives back
+    /// its text when that is the response itself, kept whole.
+    pub(crate) fn record(
+        &self,
+        record: Recorder,
+        response: &Value,
+        streamed: bool,
+    ) -> Option<Json> {
         match self.shown(response, streamed) {
-            Some(shown) => record.answered(&shown, None),
-            None => record.withheld(),
+            Some(Cow::Borrowed(shown)) => record.answered(shown, None),
+            Some(shown) => {
+                record.answered(&shown, None);
+                None
+            }
+            None => {
+                record.withheld();
+                None
+            }
         }
     }
 }

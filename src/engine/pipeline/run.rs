@@ -19,6 +19,7 @@ use crate::engine::protocol::jsonrpc;
 use crate::engine::protocol::method::Method;
 use crate::engine::state::outbox::Outbox;
 use crate::engine::state::session::Session;
+use crate::log::Json;
 use crate::spec::{Fault, ProtocolVersion, ResponseMode, Step};
 
 /// A request recorded and admitted, with the session that answers it.
@@ -160,6 +161,11 @@ impl Pending {
     /// "SHOULD NOT send a response"). Dropped before either, the recorder marks the request
     /// cancelled: in 2026-07-28 a closed connection is how a client cancels.
     pub(crate) async fn run(self, view: View) -> Option<Value> {
+        self.answer(view).await.map(|(response, _)| response)
+    }
+
+    /// [`run`](Self::run), with the response's text when a JSON answer's record kept it whole.
+    async fn answer(self, view: View) -> Option<(Value, Option<Json>)> {
         let Pending {
             engine,
             request,
@@ -225,12 +231,12 @@ impl Pending {
         };
         plan.rewrite(&mut response);
         // The capture shows what the client could read, not what the handler made.
-        match view {
-            View::Batch => record.answered(&response, None),
+        let text = match view {
+            View::Batch => record.answered(&response, None).and(None),
             View::Json => plan.record(record, &response, false),
-            View::Stream(_) => plan.record(record, &response, true),
-        }
-        Some(response)
+            View::Stream(_) => plan.record(record, &response, true).and(None),
+        };
+        Some((response, text))
     }
 
     /// Whether to answer on an event stream: the server is in SSE mode, or the call's script
@@ -287,9 +293,11 @@ impl Pending {
     async fn json(self) -> Outcome {
         let fault = self.plan.fault.clone();
         let session = self.request.session.clone();
-        match self.run(View::Json).await {
-            Some(response) if fault.is_none() => Outcome::json(Status::Ok, response),
-            Some(response) => Outcome::faulty(response, fault, &session),
+        match self.answer(View::Json).await {
+            Some((response, text)) if fault.is_none() => {
+                Outcome::json_with_text(Status::Ok, response, text)
+            }
+            Some((response, _)) => Outcome::faulty(response, fault, &session),
             // Cancelled: the request still needs an answer, and it carries no result.
             None => Outcome::Accepted,
         }

@@ -45,13 +45,23 @@ async fn render_reply(engine: &Engine, reply: Reply) -> Response {
         framing,
         fault,
         opened,
+        text,
     } = reply;
     let mut response = match (fault, framing) {
         (Some((fault, session)), _) => faulty_json(engine, &session, &fault, body).await,
         (None, Framing::Mode) if engine.spec.response_mode == ResponseMode::Sse => {
             sse::one_event(&body)
         }
-        (None, _) => (status_code(status), axum::Json(body)).into_response(),
+        (None, _) => match text {
+            // The capture wrote these bytes already: they are sent, not written again.
+            Some(text) => (
+                status_code(status),
+                [(header::CONTENT_TYPE, "application/json")],
+                text.to_bytes(),
+            )
+                .into_response(),
+            None => (status_code(status), axum::Json(body)).into_response(),
+        },
     };
     if let Some(id) = opened
         && let Ok(value) = HeaderValue::from_str(&id)
