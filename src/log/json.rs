@@ -30,7 +30,9 @@ use serde_json::Value;
 pub struct Json {
     /// JSON text, or for a body that was not JSON its raw bytes (read as a string).
     text: Arc<[u8]>,
-    value: OnceLock<Value>,
+    /// Boxed: a `Value` is 80 bytes inline, and the ring holds thousands of records with
+    /// two or more of these each, most never read.
+    value: OnceLock<Box<Value>>,
 }
 
 impl Json {
@@ -58,13 +60,13 @@ impl Json {
 
     /// The value, as [`Deref`] gives it.
     pub fn value(&self) -> &Value {
-        self.value.get_or_init(|| parse(&self.text))
+        self.value.get_or_init(|| Box::new(parse(&self.text)))
     }
 
     /// The value, owned.
     pub fn into_value(self) -> Value {
         match self.value.into_inner() {
-            Some(value) => value,
+            Some(value) => *value,
             None => parse(&self.text),
         }
     }
@@ -187,6 +189,19 @@ mod tests {
             serde_json::to_string(&from_text).expect("serializes"),
             r#"{"a":[1,2],"b":"x"}"#
         );
+    }
+
+    #[test]
+    fn a_record_holds_the_text_and_a_pointer_not_a_parsed_tree() {
+        // The ring keeps 10,000 records by default with two or more of these each.
+        assert!(
+            std::mem::size_of::<Json>() <= 32,
+            "{}",
+            std::mem::size_of::<Json>()
+        );
+        let json = Json::from_bytes(br#"{"a":1}"#);
+        assert_eq!(json["a"], 1, "read through the boxed parse");
+        assert_eq!(json.into_value(), json!({"a": 1}));
     }
 
     #[test]
