@@ -27,13 +27,16 @@ pub(crate) async fn answer(
     params: &Value,
     message: Value,
 ) -> Outcome {
-    let arrival = Arrival::new(
-        inbound.exchange,
-        inbound.transport,
-        RpcKind::Request,
-        Some(INITIALIZE),
-        message,
-    );
+    let arrival = Arrival {
+        text: inbound.text.clone(),
+        ..Arrival::new(
+            inbound.exchange,
+            inbound.transport,
+            RpcKind::Request,
+            Some(INITIALIZE),
+            message,
+        )
+    };
     let record = Recorder::arrived(engine, arrival);
     if let Some(sent) = inbound.header(VERSION_HEADER) {
         if !engine.versions.iter().any(|v| v.as_str() == sent.trim()) {

@@ -19,7 +19,7 @@ pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Va
     let classified = jsonrpc::classify(&message);
     if let Incoming::Request { id, method, params } = &classified {
         if method == INITIALIZE {
-            return initialize::answer(engine, inbound, id, params, message.clone()).await;
+            return initialize::answer(engine, inbound, id, params, message).await;
         }
     }
     let expired = admit::expire_if_due(engine, inbound);
