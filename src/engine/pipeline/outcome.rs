@@ -76,14 +76,7 @@ impl Outcome {
 
     /// A plain JSON answer with no fault.
     pub(crate) fn json(status: Status, body: Value) -> Outcome {
-        Outcome::Reply(Reply {
-            status,
-            body,
-            framing: Framing::Plain,
-            fault: None,
-            opened: None,
-            text: None,
-        })
+        Outcome::json_with_text(status, body, None)
     }
 
     /// An answer in the server's response mode.
