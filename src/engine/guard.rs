@@ -1,5 +1,5 @@
-//! Access guards in front of the MCP endpoint, as a middleware inside the capture layer (so
-//! every rejection is recorded): the `Host` check against DNS rebinding (`403`) and API keys
+//! Access guards in front of the MCP endpoint, run inside the capture (so every rejection is
+//! recorded): the `Host` check against DNS rebinding (`403`) and API keys
 //! (`Authorization: Bearer KEY`, `401`). The `Origin` allow-list is checked by the transport
 //! (`http.rs`) and the body limit (`413`) by the capture layer.
 //!

@@ -171,7 +171,7 @@ impl AuthServer {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Records where the MCP endpoint is mounted (called by `router_at`).
+    /// Records where the MCP endpoint is mounted (called by `Endpoint::new`).
     pub(crate) fn set_mount(&self, mcp_path: &str) {
         *self.mount.write().unwrap_or_else(|p| p.into_inner()) = Mount::at(mcp_path);
     }

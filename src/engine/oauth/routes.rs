@@ -1,6 +1,6 @@
-//! The OAuth routes: a middleware inside the capture layer that claims the paths of the
-//! current configuration ([`AuthServer::route`](super::AuthServer)) before axum routes the
-//! request, so an authorization-server migration can move them at run time.
+//! The OAuth routes: inside the capture, the endpoint asks [`endpoints`] first, which claims
+//! the paths of the current configuration ([`AuthServer::route`](super::AuthServer)) before
+//! the endpoint's own paths, so an authorization-server migration can move them at run time.
 
 use std::sync::Arc;
 
