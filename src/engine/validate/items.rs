@@ -305,21 +305,29 @@ pub(crate) fn prompt(spec: &PromptSpec) -> Result<(), Error> {
 /// Checks one tool: name, schemas, template.
 pub(crate) fn tool(spec: &ToolSpec) -> Result<(), Error> {
     name(&spec.name)?;
-    schema(&spec.name, "inputSchema", &spec.input_schema)?;
-    if let Some(output) = &spec.output_schema {
-        schema(&spec.name, "outputSchema", output)?;
-    }
-    if !spec.allow_invalid_headers {
-        known::checked("x-mcp-header", &spec.input_schema, || {
-            header_rules(&spec.input_schema)
-        })
-        .map_err(|reason| {
+    // Both checks of the input schema under one key: the text is written out once.
+    let checks = if spec.allow_invalid_headers {
+        "inputSchema"
+    } else {
+        "inputSchema with x-mcp-header rules"
+    };
+    known::checked(checks, &spec.input_schema, || {
+        schema(&spec.name, "inputSchema", &spec.input_schema)?;
+        if spec.allow_invalid_headers {
+            return Ok(());
+        }
+        header_rules(&spec.input_schema).map_err(|reason| {
             invalid(
                 ItemKind::Tool,
                 &spec.name,
                 "inputSchema",
                 format!("{reason}; clients must drop such a tool (Tool::allow_invalid_headers publishes it anyway, for testing that they do)"),
             )
+        })
+    })?;
+    if let Some(output) = &spec.output_schema {
+        known::checked("outputSchema", output, || {
+            schema(&spec.name, "outputSchema", output)
         })?;
     }
     known::checked("tool template", &spec.template, || {
@@ -370,18 +378,16 @@ fn schema(tool: &str, field: &'static str, schema: &Value) -> Result<(), Error> 
     }
     // Meta-validation only: compiling would refuse a remote `$ref`, and a tool may
     // legitimately point at a URL the client must never fetch.
-    known::checked("metaschema", schema, || {
-        let problems: Vec<String> = schema::meta_violations(schema)
-            .map_err(invalid)?
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(invalid(problems.join("; ")))
-        }
-    })
+    let problems: Vec<String> = schema::meta_violations(schema)
+        .map_err(invalid)?
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(invalid(problems.join("; ")))
+    }
 }
 
 #[cfg(test)]
