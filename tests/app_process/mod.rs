@@ -50,15 +50,22 @@ impl Drop for Scratch {
     }
 }
 
-/// Two free ports: MCP and UI.
+/// Two free ports: MCP and UI, never ones this process handed out before. A port is free
+/// when picked and bound only when the child starts, so two tests running at once could
+/// otherwise be given the same one (`Address already in use` in the second child).
 pub fn free_ports() -> (u16, u16) {
-    let mcp = portpicker::pick_unused_port().expect("a free port for --mcp-port");
-    loop {
-        let ui = portpicker::pick_unused_port().expect("a free port for --ui-port");
-        if ui != mcp {
-            return (mcp, ui);
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|p| p.into_inner());
+    let mut pick = |what: &str| loop {
+        let port = portpicker::pick_unused_port().expect(what);
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
         }
-    }
+    };
+    let mcp = pick("a free port for --mcp-port");
+    let ui = pick("a free port for --ui-port");
+    (mcp, ui)
 }
 
 /// The binary with no arguments and a clean environment for the config directory rules.
