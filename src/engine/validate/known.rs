@@ -12,6 +12,10 @@ use serde_json::Value;
 /// it without end.
 const MAX_KNOWN: usize = 256;
 
+/// Texts longer than this are checked every time, not kept: the set stays within
+/// `MAX_KNOWN` × 64 KiB whatever schemas a client of the app sends.
+const MAX_KEY_BYTES: usize = 64 * 1024;
+
 static KNOWN: LazyLock<Mutex<HashSet<Vec<u8>>>> = LazyLock::new(Mutex::default);
 
 /// `check`, unless `value` already passed the check named `what`.
@@ -24,7 +28,7 @@ pub(super) fn checked<E>(
     key.extend_from_slice(what.as_bytes());
     key.push(0);
     // Not `to_string`: `Display` writes through the formatter, at twice the cost.
-    if serde_json::to_writer(&mut key, value).is_err() {
+    if serde_json::to_writer(&mut key, value).is_err() || key.len() > MAX_KEY_BYTES {
         return check();
     }
     if lock().contains(&key) {
@@ -76,5 +80,14 @@ mod tests {
             Ok(())
         });
         assert_eq!(other, 1, "each check keeps its own passes");
+        let large = json!({ "known": "x".repeat(MAX_KEY_BYTES) });
+        let mut large_runs = 0;
+        for _ in 0..2 {
+            let _: Result<(), ()> = checked("test", &large, || {
+                large_runs += 1;
+                Ok(())
+            });
+        }
+        assert_eq!(large_runs, 2, "a text past the key limit is not kept");
     }
 }
