@@ -18,7 +18,7 @@ use crate::error::Error;
 
 /// At most this many threads, however many cores: fixture servers are light, and a test
 /// binary's own threads already run its tests in parallel.
-const MAX_THREADS: usize = 4;
+pub(crate) const MAX_THREADS: usize = 4;
 
 static RUNTIMES: Mutex<Vec<Handle>> = Mutex::new(Vec::new());
 static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -35,16 +35,19 @@ fn threads() -> usize {
     *THREADS
 }
 
-/// The runtime the next fixture is served on, starting its thread if it has none yet.
-pub(crate) fn next() -> Result<Handle, Error> {
+/// The runtime the next fixture is served on, with its index (below [`MAX_THREADS`]),
+/// starting its thread if it has none yet.
+pub(crate) fn next() -> Result<(usize, Handle), Error> {
     let index = NEXT.fetch_add(1, Ordering::Relaxed) % threads();
     let mut runtimes = RUNTIMES.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(handle) = runtimes.get(index) {
-        return Ok(handle.clone());
+        return Ok((index, handle.clone()));
     }
-    let handle = start(runtimes.len())?;
+    // Threads start in index order: `index` is at most the count so far.
+    let index = runtimes.len();
+    let handle = start(index)?;
     runtimes.push(handle.clone());
-    Ok(handle)
+    Ok((index, handle))
 }
 
 /// A current-thread runtime driven for the rest of the process by a thread of its own.

@@ -20,6 +20,7 @@ pub(crate) mod relay;
 pub(crate) mod render;
 pub(crate) mod serve;
 pub(crate) mod session;
+mod spare;
 pub(crate) mod sse;
 
 use std::sync::LazyLock;

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::endpoint::Endpoint;
 use super::listener::{self, Connections};
+use super::spare;
 use crate::engine::Engine;
 use crate::engine::transport::attach::{self, Attach};
 use crate::engine::transport::pool;
@@ -48,17 +49,21 @@ pub(crate) fn spawn(
         addr: addr.to_string(),
         source,
     };
-    let listener = TcpListener::bind(addr).map_err(bind_error)?;
-    listener.set_nonblocking(true).map_err(bind_error)?;
-    let addr = listener.local_addr().map_err(bind_error)?;
+    let (index, runtime) = pool::next()?;
+    let (listener, addr) = match spare::take(index, addr) {
+        Some(spare) => (spare.listener, spare.addr),
+        None => {
+            let listener = TcpListener::bind(addr).map_err(bind_error)?;
+            listener.set_nonblocking(true).map_err(bind_error)?;
+            let addr = listener.local_addr().map_err(bind_error)?;
+            // Registered here, on the runtime's reactor, so a bad listener fails `start`.
+            let _entered = runtime.enter();
+            let listener = tokio::net::TcpListener::from_std(listener).map_err(bind_error)?;
+            (listener, addr)
+        }
+    };
     // Served alone on loopback, the engine refuses other Host names (DNS rebinding).
     engine.guard.bound_to(addr);
-    let runtime = pool::next()?;
-    // Registered here, on the runtime's reactor, so a bad listener fails `start`.
-    let listener = {
-        let _entered = runtime.enter();
-        tokio::net::TcpListener::from_std(listener).map_err(bind_error)?
-    };
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let (stopped_tx, stopped_rx) = oneshot::channel::<()>();
     let scope = CancellationToken::new();
@@ -96,7 +101,7 @@ pub(crate) fn spawn(
             .await;
             let _ = stopped_tx.send(());
         };
-        tokio::join!(stopping, serving);
+        tokio::join!(stopping, serving, spare::refill(index));
     });
     Ok(Running {
         addr,
