@@ -165,6 +165,7 @@ mod error;
 mod fixture;
 pub mod guide;
 pub mod log;
+mod signal;
 pub use fixture::{matchers, presets};
 pub mod spec;
 

@@ -210,7 +210,7 @@ impl Engine {
 
     /// The OAuth 2.1 state, when the server has `auth`.
     pub(crate) fn oauth(&self) -> Option<&AuthServer> {
-        self.oauth.as_ref()
+        self.oauth.as_deref()
     }
 
     /// Ends every session and listen stream: the server stops serving (it was removed or

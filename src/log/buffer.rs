@@ -11,6 +11,8 @@ use std::sync::{Mutex, MutexGuard};
 use chrono::Utc;
 use tokio::sync::watch;
 
+use crate::signal::Signal;
+
 use super::record::{Entry, HttpKind, Record, SESSION_HEADER};
 use super::size;
 
@@ -32,7 +34,7 @@ pub(crate) const MIN_LOG_BYTES: usize = 1024 * 1024;
 #[derive(Debug)]
 pub(crate) struct TrafficLog {
     ring: Mutex<Ring>,
-    changed: watch::Sender<u64>,
+    changed: Signal,
 }
 
 #[derive(Debug)]
@@ -58,6 +60,19 @@ struct Ring {
 }
 
 impl Ring {
+    /// Grows the ring for one more record as a `VecDeque` would (doubling), but never past
+    /// what the limit can hold: a full log of 10,000 records would otherwise sit in room for
+    /// 16,384, and the ring wraps through all of it (2.4 MiB of records never used).
+    fn make_room(&mut self) {
+        let (len, capacity) = (self.records.len(), self.records.capacity());
+        if len < capacity {
+            return;
+        }
+        // One over the limit for the moment between a push and its eviction.
+        let wanted = (capacity * 2).max(4).min(self.limit + 1).max(len + 1);
+        self.records.reserve_exact(wanted - len);
+    }
+
     /// Where record `id` is: ids are consecutive unless a shared log cleared one server's.
     fn index_of(&self, id: u64) -> Option<usize> {
         let offset = usize::try_from(id.checked_sub(self.records.front()?.id)?).ok()?;
@@ -127,7 +142,7 @@ impl TrafficLog {
                 cleared_all: 0,
                 clears: VecDeque::new(),
             }),
-            changed: watch::channel(0).0,
+            changed: Signal::default(),
         }
     }
 
@@ -165,12 +180,13 @@ impl TrafficLog {
             record.revision = ring.revision;
             let id = record.id;
             ring.bytes += record.size;
+            ring.make_room();
             ring.records.push_back(record);
             (id, ring.evict())
         };
         // Freed after the lock, so writers do not wait on the allocator.
         drop(dropped);
-        self.changed.send_replace(id);
+        self.changed.notify();
         id
     }
 
@@ -193,7 +209,7 @@ impl TrafficLog {
             ring.evict()
         };
         drop(dropped);
-        self.changed.send_modify(|_| {});
+        self.changed.notify();
     }
 
     /// The method and path of the `http` record `id`, for naming the stream it opened.
@@ -258,7 +274,7 @@ impl TrafficLog {
             ring.revision += 1;
             ring.cleared_all = ring.revision;
         }
-        self.changed.send_modify(|_| {});
+        self.changed.notify();
     }
 
     /// A copy of record `id` if it is still kept and server `source` wrote it.
@@ -326,7 +342,7 @@ impl TrafficLog {
                 ring.clears.pop_front();
             }
         }
-        self.changed.send_modify(|_| {});
+        self.changed.notify();
     }
 
     /// The records of server `source` pushed or updated after revision `since` whose id is
@@ -354,7 +370,7 @@ impl TrafficLog {
     }
 
     /// A receiver that is marked changed on every push, update and clear.
-    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
+    pub(crate) fn subscribe(&self) -> watch::Receiver<()> {
         self.changed.subscribe()
     }
 }
@@ -394,6 +410,18 @@ mod tests {
             m.message = json!({ "text": "x".repeat(bytes) }).into();
         }
         entry
+    }
+
+    #[test]
+    fn a_full_ring_holds_room_for_its_limit_not_the_next_power_of_two() {
+        let log = TrafficLog::new(100, DEFAULT_LOG_BYTES);
+        for n in 0..1_000 {
+            log.push(note(n));
+        }
+        let ring = log.ring();
+        assert_eq!(ring.records.len(), 100);
+        // Doubling from 4 would have reached 128.
+        assert_eq!(ring.records.capacity(), 101);
     }
 
     #[test]

@@ -94,7 +94,7 @@ pub struct HttpExchange {
     /// On a relay (`relay_to`, `"upstream"`): the request as it went to the upstream and
     /// what came back, or why nothing did. `None` on a mock server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub upstream: Option<Upstream>,
+    pub upstream: Option<Box<Upstream>>,
     /// The log keeps a cut copy of a body or a header value: one larger than 8 KiB of JSON
     /// text is kept shaped like the original, its long strings cut to their start and
     /// their length (`"aaaa... (1048576 bytes)"`), and what did not fit named in its place

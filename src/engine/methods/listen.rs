@@ -59,7 +59,9 @@ pub(crate) struct Listeners {
     events: OnceLock<broadcast::Sender<Change>>,
     open: Arc<AtomicUsize>,
     max: usize,
-    closing: watch::Sender<bool>,
+    /// Whether the streams are to end; made by the first stream or the first
+    /// [`close`](Listeners::close), for the same reason as `events`.
+    closing: OnceLock<watch::Sender<bool>>,
 }
 
 impl Listeners {
@@ -69,7 +71,7 @@ impl Listeners {
             events: OnceLock::new(),
             open: Arc::new(AtomicUsize::new(0)),
             max,
-            closing: watch::channel(false).0,
+            closing: OnceLock::new(),
         }
     }
 
@@ -110,12 +112,18 @@ impl Listeners {
     /// Ends every stream with its listen response (the server is stopping or its app entry
     /// was removed) and refuses new ones.
     pub(crate) fn close(&self) {
-        self.closing.send_replace(true);
+        self.closing().send_replace(true);
+    }
+
+    fn closing(&self) -> &watch::Sender<bool> {
+        self.closing.get_or_init(|| watch::channel(false).0)
     }
 
     /// Accepts new streams again after [`close`](Self::close) (the server restarted).
     pub(crate) fn reopen(&self) {
-        self.closing.send_replace(false);
+        if let Some(closing) = self.closing.get() {
+            closing.send_replace(false);
+        }
     }
 
     /// After [`close`](Self::close): waits until the streams have ended, at most `within`.
@@ -134,7 +142,7 @@ impl Listeners {
 
     /// Counts a new stream in, unless the server is at its limit or stopping.
     fn admit(&self) -> Result<Permit, Refused> {
-        if *self.closing.borrow() {
+        if self.closing.get().is_some_and(|closing| *closing.borrow()) {
             return Err(Refused::Busy(RpcError::new(
                 code::INTERNAL_ERROR,
                 "subscriptions/listen: the server is shutting down; open the stream again once it is back",
@@ -368,7 +376,7 @@ pub(crate) fn open(engine: &Engine, id: &Value, params: &Value) -> Result<Subscr
         id: id.clone(),
         filter,
         events: engine.listeners.subscribe(),
-        closing: engine.listeners.closing.subscribe(),
+        closing: engine.listeners.closing().subscribe(),
         keep_alive: Duration::from_millis(engine.limits.keep_alive_ms.max(1)),
         queued: VecDeque::from([acknowledgment]),
         last: Some(jsonrpc::result(id, result)),

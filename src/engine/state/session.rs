@@ -11,6 +11,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{oneshot, watch};
+
+use crate::signal::Signal;
 use tokio_util::sync::CancellationToken;
 
 use super::stream::{Poll, STANDALONE, Streams};
@@ -52,7 +54,7 @@ pub(crate) struct Session {
     client_capabilities: Value,
     created_at: DateTime<Utc>,
     state: Mutex<State>,
-    wake: watch::Sender<()>,
+    wake: Signal,
 }
 
 #[derive(Debug)]
@@ -100,7 +102,7 @@ impl Session {
             }
             state.streams.push(stream, message);
         }
-        self.wake.send_replace(());
+        self.wake.notify();
     }
 
     /// Opens a stream for one POSTed request.
@@ -111,7 +113,7 @@ impl Session {
     /// Ends a stream once its readers have read everything.
     pub(crate) fn finish_stream(&self, stream: u64) {
         self.state().streams.finish(stream);
-        self.wake.send_replace(());
+        self.wake.notify();
     }
 
     /// Attaches a reader to a stream (it takes over from an older one); `after` is the
@@ -119,7 +121,7 @@ impl Session {
     pub(crate) fn attach(&self, stream: u64, after: Option<u64>) -> Option<Reader> {
         let (id, cursor) = self.state().streams.attach(stream, after)?;
         // Wake the reader it takes over from, so that one ends now.
-        self.wake.send_replace(());
+        self.wake.notify();
         let mut wake = self.wake.subscribe();
         wake.mark_changed();
         Some(Reader {
@@ -245,7 +247,7 @@ impl Session {
             }
             state.replies.clear();
         }
-        self.wake.send_replace(());
+        self.wake.notify();
     }
 
     fn info(&self) -> SessionInfo {
@@ -360,7 +362,7 @@ impl Sessions {
                 logging: true,
                 subscriptions: HashSet::new(),
             }),
-            wake: watch::channel(()).0,
+            wake: Signal::default(),
         })
     }
 

@@ -48,6 +48,10 @@ pub(crate) enum Poll {
 /// All streams of one session.
 #[derive(Debug)]
 pub(crate) struct Streams {
+    /// The GET stream, which every session has: a field of its own, so that a session
+    /// without POST streams allocates no map node (a B-tree leaf is about 1 KiB).
+    standalone: Stream,
+    /// POST streams by id, from `STANDALONE + 1`.
     streams: BTreeMap<u64, Stream>,
     next_stream: u64,
     next_reader: u64,
@@ -56,13 +60,19 @@ pub(crate) struct Streams {
 
 impl Streams {
     pub(crate) fn new(max_standalone: usize) -> Self {
-        let mut streams = BTreeMap::new();
-        streams.insert(STANDALONE, Stream::default());
         Streams {
-            streams,
+            standalone: Stream::default(),
+            streams: BTreeMap::new(),
             next_stream: STANDALONE + 1,
             next_reader: 1,
             max_standalone: max_standalone.max(1),
+        }
+    }
+
+    fn get_mut(&mut self, stream: u64) -> Option<&mut Stream> {
+        match stream {
+            STANDALONE => Some(&mut self.standalone),
+            _ => self.streams.get_mut(&stream),
         }
     }
 
@@ -71,16 +81,11 @@ impl Streams {
         let id = self.next_stream;
         self.next_stream += 1;
         self.streams.insert(id, Stream::default());
-        let posts: Vec<u64> = self
-            .streams
-            .keys()
-            .copied()
-            .filter(|&k| k != STANDALONE)
-            .collect();
-        if posts.len() > MAX_STREAMS {
+        if self.streams.len() > MAX_STREAMS {
+            let posts: Vec<u64> = self.streams.keys().copied().collect();
             // Drop the oldest finished streams first; an unfinished one still has a writer.
             for old in posts {
-                if self.streams.len() <= MAX_STREAMS + 1 {
+                if self.streams.len() <= MAX_STREAMS {
                     break;
                 }
                 if self.streams.get(&old).is_some_and(|s| s.finished) {
@@ -98,7 +103,7 @@ impl Streams {
         } else {
             MAX_EVENTS_PER_STREAM
         };
-        let Some(s) = self.streams.get_mut(&stream) else {
+        let Some(s) = self.get_mut(stream) else {
             return;
         };
         if s.finished {
@@ -114,7 +119,7 @@ impl Streams {
 
     /// Marks a stream complete: its readers end once they have read everything.
     pub(crate) fn finish(&mut self, stream: u64) {
-        if let Some(s) = self.streams.get_mut(&stream) {
+        if let Some(s) = self.get_mut(stream) {
             s.finished = true;
         }
     }
@@ -125,7 +130,7 @@ impl Streams {
     pub(crate) fn attach(&mut self, stream: u64, after: Option<u64>) -> Option<(u64, u64)> {
         let reader = self.next_reader;
         self.next_reader += 1;
-        let s = self.streams.get_mut(&stream)?;
+        let s = self.get_mut(stream)?;
         s.reader = Some(reader);
         let cursor = match (after, s.delivered) {
             (Some(seen), _) => seen + 1,
@@ -136,7 +141,7 @@ impl Streams {
     }
 
     pub(crate) fn detach(&mut self, stream: u64, reader: u64) {
-        if let Some(s) = self.streams.get_mut(&stream) {
+        if let Some(s) = self.get_mut(stream) {
             if s.reader == Some(reader) {
                 s.reader = None;
             }
@@ -145,7 +150,7 @@ impl Streams {
 
     /// The next event at or after `cursor` for this reader.
     pub(crate) fn poll(&mut self, stream: u64, reader: u64, cursor: u64) -> Poll {
-        let Some(s) = self.streams.get_mut(&stream) else {
+        let Some(s) = self.get_mut(stream) else {
             return Poll::Closed;
         };
         if s.reader != Some(reader) {
@@ -164,14 +169,12 @@ impl Streams {
 
     /// Whether any reader is attached to the standalone stream.
     pub(crate) fn standalone_open(&self) -> bool {
-        self.streams
-            .get(&STANDALONE)
-            .is_some_and(|s| s.reader.is_some())
+        self.standalone.reader.is_some()
     }
 
     /// Ends every stream (the session is over).
     pub(crate) fn close_all(&mut self) {
-        for s in self.streams.values_mut() {
+        for s in std::iter::once(&mut self.standalone).chain(self.streams.values_mut()) {
             s.finished = true;
             s.reader = None;
         }

@@ -73,7 +73,7 @@ struct Tail {
     /// their changes are `update` events.
     announced: u64,
     queue: VecDeque<Event>,
-    changed: watch::Receiver<u64>,
+    changed: watch::Receiver<()>,
     closing: watch::Receiver<bool>,
     check: tokio::time::Interval,
 }

@@ -18,6 +18,8 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 use tokio::sync::watch;
 
+use crate::signal::Signal;
+
 pub use info::{TaskInfo, TaskStatus};
 
 use crate::log::Era;
@@ -209,7 +211,7 @@ pub(crate) struct Tasks {
     inner: Mutex<Inner>,
     max: usize,
     /// Bumped on every change (and when the clock moves), waking whoever waits on a task.
-    changes: watch::Sender<u64>,
+    changes: Signal,
     /// The background driver of this server's tasks (see `methods::tasks`), once started.
     ticker: Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// Tasks created since the ticker last looked: it watches only live tasks, so a store
@@ -229,7 +231,7 @@ impl Tasks {
         Tasks {
             inner: Mutex::default(),
             max: max.max(1),
-            changes: watch::channel(0).0,
+            changes: Signal::default(),
             ticker: Mutex::default(),
             created: Mutex::default(),
         }
@@ -290,11 +292,11 @@ impl Tasks {
 
     /// Wakes everyone waiting on a task: something changed, or the clock moved.
     pub(crate) fn poke(&self) {
-        self.changes.send_modify(|n| *n = n.wrapping_add(1));
+        self.changes.notify();
     }
 
     /// A receiver that sees every [`poke`](Self::poke) from now on.
-    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
+    pub(crate) fn subscribe(&self) -> watch::Receiver<()> {
         self.changes.subscribe()
     }
 

@@ -376,7 +376,7 @@ fn note(engine: &Engine, exchange: Option<ExchangeId>, upstream: Upstream) {
     };
     engine.log.update(id, |entry| {
         if let Entry::Http(h) = entry {
-            h.upstream = Some(upstream);
+            h.upstream = Some(Box::new(upstream));
         }
     });
 }
