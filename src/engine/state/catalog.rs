@@ -18,17 +18,19 @@ pub(crate) struct Shelf<T> {
     items: RwLock<Vec<Arc<T>>>,
 }
 
-impl<T: Item> Shelf<T> {
+impl<T: Kind> Shelf<T> {
     fn new(items: Vec<T>) -> Self {
         // Not `collect()`: it would reuse the buffer of `items`, as large as that many items
         // (and its spare capacity), for as many pointers, for the server's life.
         let mut shelved = Vec::with_capacity(items.len());
-        shelved.extend(items.into_iter().map(Arc::new));
+        shelved.extend(items.into_iter().map(T::stocked));
         Shelf {
             items: RwLock::new(shelved),
         }
     }
+}
 
+impl<T: Item> Shelf<T> {
     fn read(&self) -> RwLockReadGuard<'_, Vec<Arc<T>>> {
         self.items.read().unwrap_or_else(|p| p.into_inner())
     }
@@ -141,12 +143,17 @@ pub(crate) trait Kind: Item + PartialEq + Send + Sync + 'static {
     fn runs_tasks(&self) -> bool {
         false
     }
+    /// The item as a server starts with it; tools are shared with the other servers of
+    /// the process that hold an equal one ([`shared`](super::shared)).
+    fn stocked(item: Self) -> Arc<Self> {
+        Arc::new(item)
+    }
 }
 
 /// `impl Kind` for a spec type: its listing and its shelf of the catalog (and, for tools,
-/// whether one runs as a task).
+/// whether one runs as a task and how a starting server shares it).
 macro_rules! kind {
-    ($spec:ty, $listing:ident, $shelf:ident $(, tasks: $tasks:ident)?) => {
+    ($spec:ty, $listing:ident, $shelf:ident $(, tasks: $tasks:ident)? $(, stocked: $stocked:path)?) => {
         impl Kind for $spec {
             const LISTING: Listing = Listing::$listing;
             fn shelf(catalog: &Catalog) -> &Shelf<Self> {
@@ -155,11 +162,14 @@ macro_rules! kind {
             $(fn runs_tasks(&self) -> bool {
                 self.$tasks()
             })?
+            $(fn stocked(item: Self) -> Arc<Self> {
+                $stocked(item)
+            })?
         }
     };
 }
 
-kind!(ToolSpec, Tools, tools, tasks: has_tasks);
+kind!(ToolSpec, Tools, tools, tasks: has_tasks, stocked: super::shared::tool);
 kind!(ResourceSpec, Resources, resources);
 kind!(ResourceTemplateSpec, Resources, templates);
 kind!(PromptSpec, Prompts, prompts);

@@ -13,5 +13,6 @@ pub(crate) mod faults;
 pub(crate) mod outbox;
 pub(crate) mod responses;
 pub(crate) mod session;
+pub(crate) mod shared;
 pub(crate) mod stream;
 pub(crate) mod tasks;
