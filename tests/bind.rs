@@ -2,6 +2,8 @@
 
 use std::net::{Ipv4Addr, SocketAddr};
 
+mod common;
+
 use mcp_decoy::{Error, MockMcpServer, Tool};
 
 #[tokio::test]
@@ -91,4 +93,72 @@ async fn after_shutdown_the_same_port_serves_a_new_fixture_with_fresh_state() {
     let names: Vec<String> = second.tools().into_iter().map(|t| t.name).collect();
     assert_eq!(names, vec!["after".to_string()]);
     assert_eq!(second.log().records().len(), 0);
+}
+
+/// Fixtures on the default address take listeners their runtime bound ahead of time
+/// (benches/README.md, "Spare listeners"): each must still get a port of its own, answer
+/// as itself there, and close it when dropped.
+#[tokio::test]
+async fn fixtures_started_back_to_back_and_at_once_each_answer_as_themselves_on_their_own_port() {
+    let mut servers = Vec::new();
+    for n in 0..6 {
+        servers.push(
+            MockMcpServer::builder()
+                .tool(Tool::new(format!("back_to_back_{n}")))
+                .start()
+                .await,
+        );
+    }
+    let at_once = futures::future::join_all((0..6).map(|n| {
+        MockMcpServer::builder()
+            .tool(Tool::new(format!("at_once_{n}")))
+            .start()
+    }))
+    .await;
+    servers.extend(at_once);
+
+    let ports: std::collections::HashSet<u16> =
+        servers.iter().map(|s| s.address().port()).collect();
+    assert_eq!(ports.len(), servers.len(), "one port per fixture");
+    for server in &servers {
+        let client = common::connect(&server.url()).await;
+        let expected = server.tools()[0].name.clone();
+        assert_eq!(common::tool_names(&client).await, vec![expected]);
+        let _ = client.cancel().await;
+    }
+
+    let dropped = servers.remove(0).address();
+    drop(servers);
+    // Drop only signals the runtime; the port closes a moment later.
+    let deadline = tokio::time::Instant::now() + common::PATIENCE;
+    loop {
+        match tokio::net::TcpStream::connect(dropped).await {
+            Err(error) if error.kind() == std::io::ErrorKind::ConnectionRefused => break,
+            _ if tokio::time::Instant::now() > deadline => {
+                panic!("{dropped} still accepts connections after its fixture was dropped")
+            }
+            _ => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
+        }
+    }
+}
+
+/// Servers that start with equal tools share one copy of the spec (benches/README.md,
+/// "Start-up and memory"); an edit of one server's tool must not reach the other.
+#[tokio::test]
+async fn an_edit_of_a_tool_two_servers_started_with_reaches_only_the_server_edited() {
+    let tool = || Tool::new("shared_spec").description("as started");
+    let edited = MockMcpServer::builder().tool(tool()).start().await;
+    let other = MockMcpServer::builder().tool(tool()).start().await;
+
+    edited
+        .replace_tool(Tool::new("shared_spec").description("edited"))
+        .expect("the tool exists");
+
+    let described = |server: &MockMcpServer| server.tools()[0].description.clone();
+    assert_eq!(described(&edited).as_deref(), Some("edited"));
+    assert_eq!(described(&other).as_deref(), Some("as started"));
+    let client = common::connect(&other.url()).await;
+    let listed = common::list_tools(&client).await;
+    assert_eq!(listed[0].description.as_deref(), Some("as started"));
+    let _ = client.cancel().await;
 }

@@ -16,7 +16,10 @@ use crate::servers::{self, Kind, Running};
 
 const SEQUENTIAL: usize = 300;
 
-/// `PEERS_LIVES=N` runs N sequential lives and stops there (to profile one phase).
+/// `PEERS_LIVES=N` runs N sequential lives and stops there (to profile one phase);
+/// `PEERS_PHASES=1` then times a life's phases apart (start, connect, first and second
+/// `initialize`); `PEERS_EXIT_IDLE=1` exits while the concurrent servers are idle, so a heap
+/// profiler's end-of-run figures (`valgrind --tool=dhat`) are what idle servers hold.
 fn lives_only() -> Option<usize> {
     std::env::var("PEERS_LIVES").ok()?.parse().ok()
 }
@@ -65,6 +68,22 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
         }
     }
     stage("sequential done");
+    if std::env::var_os("PEERS_PHASES").is_some() {
+        let mut phases = Vec::with_capacity(sequential);
+        for _ in 0..sequential {
+            phases.push(phased(kind).await?);
+            for _ in 0..4 {
+                tokio::task::yield_now().await;
+            }
+        }
+        let p50 = |i: usize| median(phases.iter().map(|p: &[f64; 4]| p[i]).collect()) * 1e6;
+        println!(
+            "{}",
+            json!({"kind": kind.name(), "start_us": p50(0), "connect_us": p50(1),
+                   "first_initialize_us": p50(2), "second_initialize_us": p50(3)})
+        );
+        return Ok(());
+    }
     if lives_only().is_some() {
         let p50 = median(lives.iter().map(|l| l.1).collect()) * 1e6;
         let start = median(lives.iter().map(|l| l.0).collect()) * 1e6;
@@ -87,6 +106,10 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (rss_after, threads_after) = (status_kib(me, "VmRSS:")?, status_kib(me, "Threads:")?);
     let heap_after = heap_bytes();
+    if std::env::var_os("PEERS_EXIT_IDLE").is_some() {
+        println!("{}", json!({"kind": kind.name(), "heap_per_server_kib": (heap_after as f64 - heap_before as f64) / concurrent_count as f64 / 1024.0}));
+        std::process::exit(0);
+    }
     let started = Instant::now();
     if kind == Kind::Wiremock {
         // Dropping a thousand pooled wiremock servers at once stalls (its `Drop` blocks on
@@ -133,6 +156,23 @@ async fn life(kind: Kind) -> Result<(f64, f64), Failure> {
     let elapsed = started.elapsed().as_secs_f64();
     drop(server);
     Ok((start, elapsed))
+}
+
+/// One life in phases: `start()`, the connection, the first `initialize` and a second one
+/// on the same connection (what a warm server takes), each timed on its own.
+async fn phased(kind: Kind) -> Result<[f64; 4], Failure> {
+    let t0 = Instant::now();
+    let server = servers::start(kind).await;
+    let t1 = Instant::now();
+    let mut connection = Connection::open(&server.url()).await?;
+    let t2 = Instant::now();
+    connection.initialize_only().await?;
+    let t3 = Instant::now();
+    connection.initialize_only().await?;
+    let t4 = Instant::now();
+    drop(server);
+    let secs = |a: Instant, b: Instant| (b - a).as_secs_f64();
+    Ok([secs(t0, t1), secs(t1, t2), secs(t2, t3), secs(t3, t4)])
 }
 
 /// A server that has answered one `initialize` (its connection closed after).
