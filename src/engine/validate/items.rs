@@ -305,7 +305,7 @@ pub(crate) fn prompt(spec: &PromptSpec) -> Result<(), Error> {
 /// Checks one tool: name, schemas, template.
 pub(crate) fn tool(spec: &ToolSpec) -> Result<(), Error> {
     name(&spec.name)?;
-    // Both checks of the input schema under one key: the text is written out once.
+    // Both checks of the input schema under one key: its tree is walked once.
     let checks = if spec.allow_invalid_headers {
         "inputSchema"
     } else {

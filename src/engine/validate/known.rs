@@ -1,22 +1,30 @@
-//! What this process has already found valid, by its JSON text: a test suite starts the
-//! same few servers hundreds of times, and checking an `inputSchema` against its draft's
-//! metaschema cost more than the rest of a start (benches/README.md, "Start-up and
-//! memory"). Only passes are kept, so a mistake is checked, and reported, every time.
+//! What this process has already found valid: a test suite starts the same few servers
+//! hundreds of times, and checking an `inputSchema` against its draft's metaschema cost more
+//! than the rest of a start (benches/README.md, "Start-up and memory"). Only passes are
+//! kept, so a mistake is checked, and reported, every time.
+//!
+//! A value is known by a keyed hash of its JSON tree (SipHash with this process's random
+//! keys, so no input can be made to collide on purpose), not by its text: writing the text
+//! out was most of a start in a debug build, which is what users' tests run.
 
 use std::collections::HashSet;
+use std::hash::{BuildHasher, Hash, Hasher, RandomState};
 use std::sync::{LazyLock, Mutex};
 
 use serde_json::Value;
 
-/// Texts kept before the set starts over: a test that edits a tool in a loop must not grow
+/// Passes kept before the set starts over: a test that edits a tool in a loop must not grow
 /// it without end.
 const MAX_KNOWN: usize = 256;
 
-/// Texts longer than this are checked every time, not kept: the set stays within
-/// `MAX_KNOWN` × 64 KiB whatever schemas a client of the app sends.
-const MAX_KEY_BYTES: usize = 64 * 1024;
+/// Values nested deeper than this are checked every time rather than hashed (a walk that
+/// deep could exhaust the stack; the check itself has its own limits).
+const MAX_DEPTH: usize = 128;
 
-static KNOWN: LazyLock<Mutex<HashSet<Vec<u8>>>> = LazyLock::new(Mutex::default);
+/// This process's hash keys.
+static KEYS: LazyLock<RandomState> = LazyLock::new(RandomState::new);
+
+static PASSED: LazyLock<Mutex<HashSet<u64>>> = LazyLock::new(Mutex::default);
 
 /// `check`, unless `value` already passed the check named `what`.
 pub(super) fn checked<E>(
@@ -24,27 +32,69 @@ pub(super) fn checked<E>(
     value: &Value,
     check: impl FnOnce() -> Result<(), E>,
 ) -> Result<(), E> {
-    let mut key = Vec::with_capacity(what.len() + 128);
-    key.extend_from_slice(what.as_bytes());
-    key.push(0);
-    // Not `to_string`: `Display` writes through the formatter, at twice the cost.
-    if serde_json::to_writer(&mut key, value).is_err() || key.len() > MAX_KEY_BYTES {
+    let mut hasher = KEYS.build_hasher();
+    what.hash(&mut hasher);
+    if !feed(value, &mut hasher, 0) {
         return check();
     }
+    let key = hasher.finish();
     if lock().contains(&key) {
         return Ok(());
     }
     check()?;
-    let mut known = lock();
-    if known.len() >= MAX_KNOWN {
-        known.clear();
+    let mut passed = lock();
+    if passed.len() >= MAX_KNOWN {
+        passed.clear();
     }
-    known.insert(key);
+    passed.insert(key);
     Ok(())
 }
 
-fn lock() -> std::sync::MutexGuard<'static, HashSet<Vec<u8>>> {
-    KNOWN.lock().unwrap_or_else(|p| p.into_inner())
+/// Hashes `value`'s tree, members in order, each node tagged with its type so that no two
+/// different trees feed the same bytes; `false` past [`MAX_DEPTH`].
+fn feed(value: &Value, hasher: &mut impl Hasher, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match value {
+        Value::Null => hasher.write_u8(0),
+        Value::Bool(b) => {
+            hasher.write_u8(1);
+            hasher.write_u8(u8::from(*b));
+        }
+        Value::Number(n) => {
+            hasher.write_u8(2);
+            n.hash(hasher);
+        }
+        Value::String(text) => {
+            hasher.write_u8(3);
+            text.hash(hasher);
+        }
+        Value::Array(items) => {
+            hasher.write_u8(4);
+            hasher.write_usize(items.len());
+            for item in items {
+                if !feed(item, hasher, depth + 1) {
+                    return false;
+                }
+            }
+        }
+        Value::Object(members) => {
+            hasher.write_u8(5);
+            hasher.write_usize(members.len());
+            for (name, member) in members {
+                name.hash(hasher);
+                if !feed(member, hasher, depth + 1) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+fn lock() -> std::sync::MutexGuard<'static, HashSet<u64>> {
+    PASSED.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]
@@ -80,14 +130,40 @@ mod tests {
             Ok(())
         });
         assert_eq!(other, 1, "each check keeps its own passes");
-        let large = json!({ "known": "x".repeat(MAX_KEY_BYTES) });
-        let mut large_runs = 0;
+        let mut deep = json!("bottom");
+        for _ in 0..=MAX_DEPTH {
+            deep = json!([deep]);
+        }
+        let mut deep_runs = 0;
         for _ in 0..2 {
-            let _: Result<(), ()> = checked("test", &large, || {
-                large_runs += 1;
+            let _: Result<(), ()> = checked("test", &deep, || {
+                deep_runs += 1;
                 Ok(())
             });
         }
-        assert_eq!(large_runs, 2, "a text past the key limit is not kept");
+        assert_eq!(deep_runs, 2, "a value past the depth limit is not kept");
+    }
+
+    #[test]
+    fn values_that_differ_anywhere_are_known_apart() {
+        // Pairs whose JSON differs in one place; each second value must be checked anew.
+        let pairs = [
+            (json!({"a": 1, "b": 2}), json!({"b": 2, "a": 1})),
+            (json!(["ab", "c"]), json!(["a", "bc"])),
+            (json!({"a": null}), json!({"a": false})),
+            (json!(1), json!(1.0)),
+            (json!([[]]), json!([[], []])),
+            (json!({"x": "1"}), json!({"x": 1})),
+        ];
+        for (n, (first, second)) in pairs.iter().enumerate() {
+            let what = format!("apart {n}");
+            let _: Result<(), ()> = checked(&what, first, || Ok(()));
+            let mut runs = 0;
+            let _: Result<(), ()> = checked(&what, second, || {
+                runs += 1;
+                Ok(())
+            });
+            assert_eq!(runs, 1, "{second} was taken for {first}");
+        }
     }
 }
