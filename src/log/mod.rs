@@ -12,6 +12,7 @@ mod oauth;
 mod order;
 mod query;
 mod record;
+mod ring;
 mod size;
 mod transcript;
 
