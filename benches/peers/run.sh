@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 16's comparison: mcp-decoy's fixture and app against rmcp 3.11's server, wiremock 0.6
 # and a bare axum handler, all in one run. Release by default; PROFILE=dev for the debug
-# build users' tests run. ROUNDS (6) and SECS (3) set the throughput rounds.
+# build users' tests run. ROUNDS (6) and SECS (3) set the throughput rounds, STARTUP_ROUNDS
+# (10) the alternating start-up rounds.
 #   benches/peers/run.sh            # everything
 #   ONLY=startup benches/peers/run.sh   # or ONLY=compare
 set -euo pipefail
@@ -17,6 +18,8 @@ ulimit -n "$(ulimit -Hn)" || true
 if [ "${ONLY:-startup}" = startup ] || [ -z "${ONLY:-}" ]; then
   echo "## start-up ($profile)"
   for kind in fixture wiremock rmcp-stateless axum; do "$peers" startup "$kind"; done
+  echo "## start-up in alternating rounds ($profile)"
+  "$peers" startup-rounds "${STARTUP_ROUNDS:-10}"
 fi
 if [ "${ONLY:-compare}" = compare ] || [ -z "${ONLY:-}" ]; then
   (cd "$root" && CARGO_TARGET_DIR="$target" cargo build --profile "$profile" --features decoy-cli --bin mcp-decoy)

@@ -2,6 +2,8 @@
 //!
 //! - `compare APP_BIN [ROUNDS] [SECS]`: throughput and CPU per call, pinned cores;
 //! - `startup KIND`: start-up, memory and threads per server, in this process;
+//! - `startup-rounds N`: start → first `initialize` of every server in N alternating rounds
+//!   of fresh processes, with per-round ratios;
 //! - `serve KIND` / `load URL C SECS`: the two halves `compare` runs.
 //!
 //! `benches/peers/run.sh` runs it all, release and debug.
@@ -9,6 +11,7 @@
 mod client;
 mod compare;
 mod load;
+mod rounds;
 mod servers;
 mod startup;
 
@@ -48,12 +51,13 @@ fn main() -> Result<(), Failure> {
             Ok(())
         }
         Some("startup") => runtime.block_on(startup::run(kind(1)?)),
+        Some("startup-rounds") => rounds::run(arg(1).unwrap_or("10").parse()?),
         Some("compare") => {
             let app = arg(1).ok_or("APP_BIN: the mcp-decoy binary (--features decoy-cli)")?;
             let rounds = arg(2).unwrap_or("6").parse()?;
             let secs = arg(3).unwrap_or("3").parse()?;
             compare::run(rounds, secs, std::path::Path::new(app))
         }
-        _ => Err("usage: mcp-decoy-peers compare APP_BIN [ROUNDS] [SECS] | startup KIND | serve KIND | load URL C SECS".into()),
+        _ => Err("usage: mcp-decoy-peers compare APP_BIN [ROUNDS] [SECS] | startup KIND | startup-rounds [N] | serve KIND | load URL C SECS".into()),
     }
 }

@@ -87,7 +87,10 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
     if lives_only().is_some() {
         let p50 = median(lives.iter().map(|l| l.1).collect()) * 1e6;
         let start = median(lives.iter().map(|l| l.0).collect()) * 1e6;
-        println!("{}", json!({"kind": kind.name(), "p50_us": p50, "start_alone_p50_us": start}));
+        println!(
+            "{}",
+            json!({"kind": kind.name(), "p50_us": p50, "start_alone_p50_us": start})
+        );
         return Ok(());
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -107,7 +110,10 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
     let (rss_after, threads_after) = (status_kib(me, "VmRSS:")?, status_kib(me, "Threads:")?);
     let heap_after = heap_bytes();
     if std::env::var_os("PEERS_EXIT_IDLE").is_some() {
-        println!("{}", json!({"kind": kind.name(), "heap_per_server_kib": (heap_after as f64 - heap_before as f64) / concurrent_count as f64 / 1024.0}));
+        println!(
+            "{}",
+            json!({"kind": kind.name(), "heap_per_server_kib": (heap_after as f64 - heap_before as f64) / concurrent_count as f64 / 1024.0})
+        );
         std::process::exit(0);
     }
     let started = Instant::now();
