@@ -11,11 +11,10 @@ use std::sync::{Mutex, MutexGuard};
 use chrono::Utc;
 use tokio::sync::watch;
 
-use crate::signal::Signal;
-
 use super::record::{Entry, HttpKind, Record, SESSION_HEADER};
 use super::ring::Ring;
 use super::size;
+use crate::signal::Signal;
 
 /// The default number of records kept (product guide).
 pub(crate) const DEFAULT_LOG_LIMIT: usize = 10_000;

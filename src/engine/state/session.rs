@@ -11,12 +11,11 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{oneshot, watch};
-
-use crate::signal::Signal;
 use tokio_util::sync::CancellationToken;
 
 use super::stream::{Poll, STANDALONE, Streams};
 use crate::log::Transport;
+use crate::signal::Signal;
 use crate::spec::{LogLevel, ProtocolVersion};
 
 /// A live session as tests and the app see it.

@@ -18,11 +18,10 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 use tokio::sync::watch;
 
-use crate::signal::Signal;
-
 pub use info::{TaskInfo, TaskStatus};
 
 use crate::log::Era;
+use crate::signal::Signal;
 use crate::spec::{AskMethod, TaskFaults, ToolSpec};
 
 /// Poll times kept per task; older ones are dropped (the count keeps counting).
