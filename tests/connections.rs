@@ -114,6 +114,37 @@ async fn a_kept_alive_connection_outlives_the_header_timeout_between_requests_th
 }
 
 #[tokio::test]
+async fn a_kept_alive_connection_that_stalls_in_its_next_request_head_is_closed_after_the_header_timeout()
+ {
+    // Arrange: a header timeout far shorter than the idle timeout, so only the header
+    // timeout can close the connection within the wire's patience.
+    let header = Duration::from_millis(300);
+    let server = MockMcpServer::builder()
+        .header_read_timeout(header)
+        .idle_timeout(Duration::from_secs(600))
+        .start()
+        .await;
+    let mut wire = Wire::connect(&authority(&server.url())).await;
+    let session = initialize(&mut wire).await;
+    assert_eq!(ping(&mut wire, &session).await, 200);
+
+    // Act: between requests (the idle clock running), half of the next request's head.
+    tokio::time::sleep(header * 2).await;
+    let started = Instant::now();
+    wire.send(b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-ty")
+        .await;
+
+    // Assert: the header timeout, restarted by those bytes, closes it without an answer.
+    let (rest, closed_at) = wire.closed().await;
+    assert!(
+        closed_at - started >= header / 2,
+        "closed {:?} after the half head, before the header timeout",
+        closed_at - started
+    );
+    assert!(!rest.contains("HTTP/1.1 200"), "{rest}");
+}
+
+#[tokio::test]
 async fn an_open_event_stream_outlives_the_idle_timeout_and_still_delivers_a_notification() {
     // Arrange: a session and its GET stream, on a server with a short idle timeout.
     let idle = Duration::from_millis(500);

@@ -101,7 +101,8 @@ pub(crate) fn spawn(
             .await;
             let _ = stopped_tx.send(());
         };
-        tokio::join!(stopping, serving, spare::refill(index));
+        tokio::join!(stopping, serving);
+        spare::refill(index);
     });
     Ok(Running {
         addr,

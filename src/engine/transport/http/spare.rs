@@ -1,9 +1,10 @@
 //! Loopback listeners bound ahead of time, one per fixture runtime: a fixture started on
 //! `127.0.0.1` with a free port (the default) takes its runtime's spare instead of binding,
 //! so its start makes no system call for the socket (socket, bind, listen, the port's name,
-//! non-blocking mode, the reactor's registration: most of what `start` took). The runtime
-//! binds the next spare on its own thread once the fixture's serve task has run, while its
-//! client is still connecting.
+//! non-blocking mode, the reactor's registration: most of what `start` took). A fixture
+//! that stops binds its runtime's next spare on that runtime's thread, once its own sockets
+//! are closed: then neither a start nor a first answer waits for it (binding on the way to
+//! the first answer put six system calls before the request was read).
 //!
 //! A spare is a listener no one has been told of: taken, it is as new as one bound on the
 //! spot. An address other than the default, or a runtime whose spare is taken, binds as
@@ -41,11 +42,9 @@ pub(super) fn take(index: usize, addr: SocketAddr) -> Option<Spare> {
     slot.take()
 }
 
-/// Binds the next spare of runtime `index` if its slot is empty. Runs on that runtime (the
-/// listener registers with its reactor), after its caller's task has yielded once, so the
-/// connections already accepted run first.
-pub(super) async fn refill(index: usize) {
-    tokio::task::yield_now().await;
+/// Binds the next spare of runtime `index` if its slot is empty. Runs on that runtime, whose
+/// reactor the listener registers with.
+pub(super) fn refill(index: usize) {
     let Some(slot) = SPARES.get(index) else {
         return;
     };

@@ -201,6 +201,9 @@ async fn connection(
     let mut stopping = false;
     loop {
         tokio::select! {
+            // The connection first: a request that is ready is answered before the watchdog
+            // first sets its timer, so that work is not on the way to the first answer.
+            biased;
             result = served.as_mut() => {
                 if let Err(error) = result {
                     tracing::debug!(%error, "mcp-decoy: a connection ended with an error");

@@ -38,37 +38,71 @@ enum Phase {
 /// The state both timeouts read, shared by the connection's bytes, requests and watchdog.
 #[derive(Debug)]
 pub(super) struct Watch {
-    phase: Mutex<Phase>,
+    state: Mutex<State>,
     changed: Notify,
     header: Duration,
     idle: Duration,
+}
+
+#[derive(Debug)]
+struct State {
+    phase: Phase,
+    /// When the watchdog's timer goes off next (`None` while it waits without one). A change
+    /// whose deadline is no earlier needs no word to the watchdog: its timer goes off first
+    /// and it reads the phase then. So a request on a kept-alive connection neither wakes the
+    /// watchdog nor moves its timer (which costs a timer registration and, on a quiet
+    /// runtime, a wake-up of the reactor).
+    armed: Option<Instant>,
+}
+
+impl State {
+    /// When the running clock runs out, and which timeout it is; `None` while busy (or when
+    /// the deadline is too far to represent).
+    fn deadline(&self, header: Duration, idle: Duration) -> Option<(Instant, &'static str)> {
+        match self.phase {
+            Phase::Head(since) => Some((since.checked_add(header)?, "header read timeout")),
+            Phase::Idle(since) => Some((since.checked_add(idle)?, "idle timeout")),
+            Phase::Busy(_) => None,
+        }
+    }
 }
 
 impl Watch {
     /// A new connection: its first request's head is due within the header timeout.
     pub(super) fn new(limits: Connections) -> Watch {
         Watch {
-            phase: Mutex::new(Phase::Head(Instant::now())),
+            state: Mutex::new(State {
+                phase: Phase::Head(Instant::now()),
+                armed: None,
+            }),
             changed: Notify::new(),
             header: limits.header_read_timeout,
             idle: limits.idle_timeout,
         }
     }
 
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn update(&self, change: impl FnOnce(Phase) -> Phase) {
-        let mut phase = self.phase.lock().unwrap_or_else(|p| p.into_inner());
-        *phase = change(*phase);
-        drop(phase);
-        // One waiter, the watchdog; a permit stored while it is busy is not lost.
-        self.changed.notify_one();
+        let mut state = self.lock();
+        state.phase = change(state.phase);
+        let sooner = match (state.deadline(self.header, self.idle), state.armed) {
+            (Some((deadline, _)), Some(armed)) => deadline < armed,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        drop(state);
+        if sooner {
+            // One waiter, the watchdog; a permit stored while it is busy is not lost.
+            self.changed.notify_one();
+        }
     }
 
     /// Bytes arrived: between requests, they start the next request's head.
     fn bytes_arrived(&self) {
-        let idle = matches!(
-            *self.phase.lock().unwrap_or_else(|p| p.into_inner()),
-            Phase::Idle(_)
-        );
+        let idle = matches!(self.lock().phase, Phase::Idle(_));
         if idle {
             self.update(|phase| match phase {
                 Phase::Idle(_) => Phase::Head(Instant::now()),
@@ -94,30 +128,36 @@ impl Watch {
         });
     }
 
-    /// When the running clock runs out, and which timeout it is; `None` while busy (or
-    /// when the deadline is too far to represent).
-    fn deadline(&self) -> Option<(Instant, &'static str)> {
-        match *self.phase.lock().unwrap_or_else(|p| p.into_inner()) {
-            Phase::Head(since) => Some((since.checked_add(self.header)?, "header read timeout")),
-            Phase::Idle(since) => Some((since.checked_add(self.idle)?, "idle timeout")),
-            Phase::Busy(_) => None,
-        }
+    /// The running clock's deadline, noted as the one the watchdog's timer is set to.
+    fn arm(&self) -> Option<(Instant, &'static str)> {
+        let mut state = self.lock();
+        let deadline = state.deadline(self.header, self.idle);
+        state.armed = deadline.map(|(at, _)| at);
+        deadline
     }
 
-    /// Completes with the timeout's name once the running clock runs out.
+    /// Completes with the timeout's name once the running clock runs out. One timer serves
+    /// the whole connection: moved later, it stays where the reactor has it.
     pub(super) async fn expired(&self) -> &'static str {
+        let timer = tokio::time::sleep(Duration::ZERO);
+        tokio::pin!(timer);
+        let mut set = false;
         loop {
-            match self.deadline() {
-                None => self.changed.notified().await,
-                Some((deadline, timeout)) => {
-                    tokio::select! {
-                        () = tokio::time::sleep_until(deadline) => {
-                            // The phase may have changed just now without waking us yet.
-                            if self.deadline() == Some((deadline, timeout)) {
-                                return timeout;
-                            }
-                        }
-                        () = self.changed.notified() => {}
+            let Some((deadline, timeout)) = self.arm() else {
+                self.changed.notified().await;
+                continue;
+            };
+            if !set || timer.deadline() != deadline {
+                timer.as_mut().reset(deadline);
+                set = true;
+            }
+            tokio::select! {
+                biased;
+                () = self.changed.notified() => {}
+                () = timer.as_mut() => {
+                    // The phase may have changed since without a word (a later deadline).
+                    if self.lock().deadline(self.header, self.idle) == Some((deadline, timeout)) {
+                        return timeout;
                     }
                 }
             }
