@@ -157,14 +157,45 @@ pub(crate) struct Engine {
 impl Engine {
     /// Validates `spec` and builds the engine; the log may be shared (the app keeps one
     /// global limit across servers).
+    #[cfg(any(test, feature = "decoy-cli"))]
     pub(crate) fn new(
-        mut spec: ServerSpec,
+        spec: ServerSpec,
         limits: Limits,
         allowed_origins: Vec<String>,
         log: Arc<TrafficLog>,
         source: u64,
     ) -> Result<Arc<Engine>, Error> {
-        validate::items::server(&spec)?;
+        Engine::with_tools(spec, Vec::new(), limits, allowed_origins, log, source)
+    }
+
+    /// [`Engine::new`] with `tools` served after those of `spec`, as shared specs: a tool
+    /// another live server already holds (`Tool::echo()`, most often) passed its checks
+    /// then and is neither checked nor copied again.
+    pub(crate) fn with_tools(
+        mut spec: ServerSpec,
+        tools: Vec<Arc<ToolSpec>>,
+        limits: Limits,
+        allowed_origins: Vec<String>,
+        log: Arc<TrafficLog>,
+        source: u64,
+    ) -> Result<Arc<Engine>, Error> {
+        let tools: Vec<Arc<ToolSpec>> = if spec.upstream.is_some() {
+            // A relay has no tools of its own: its check below refuses them by `spec`.
+            spec.tools
+                .extend(tools.into_iter().map(Arc::unwrap_or_clone));
+            Vec::new()
+        } else {
+            let mut all = Vec::with_capacity(spec.tools.len() + tools.len());
+            all.extend(std::mem::take(&mut spec.tools).into_iter().map(Arc::new));
+            all.extend(tools);
+            all
+        };
+        validate::items::server_with(
+            &spec,
+            tools
+                .iter()
+                .map(|tool| (&**tool, !state::shared::vetted(tool))),
+        )?;
         guard::check_spec(&spec)?;
         validate::faults::check_spec(&spec.faults, spec.session_expiry.as_ref())?;
         oauth::check_spec(&spec)?;
@@ -222,9 +253,9 @@ impl Engine {
             .map(|auth| Box::new(oauth::AuthServer::new(auth)));
         let serves_resources = !spec.resources.is_empty() || !spec.resource_templates.is_empty();
         let serves_prompts = !spec.prompts.is_empty();
-        let serves_tasks = spec.tools.iter().any(ToolSpec::has_tasks);
+        let serves_tasks = tools.iter().any(|tool| tool.has_tasks());
         let catalog = Catalog::new(
-            std::mem::take(&mut spec.tools),
+            tools,
             std::mem::take(&mut spec.resources),
             std::mem::take(&mut spec.resource_templates),
             std::mem::take(&mut spec.prompts),

@@ -20,7 +20,7 @@ mod task;
 // `ProtocolVersion` is re-exported at the crate root, its one public path.
 pub(crate) mod version;
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -184,17 +184,23 @@ impl ToolSpec {
 
     /// The product's default tool: `echo` returns its `message` argument.
     pub fn echo() -> Self {
-        // Built once: a suite starts it in most of its fixtures, and a copy costs less
-        // than building its JSON again.
-        static ECHO: LazyLock<ToolSpec> = LazyLock::new(|| ToolSpec {
-            description: Some("Returns the `message` argument.".into()),
-            input_schema: json!({
-                "type": "object",
-                "properties": { "message": { "type": "string", "description": "The text to return." } },
-                "required": ["message"]
-            }),
-            template: json!({ "content": [{ "type": "text", "text": "${args.message}" }] }),
-            ..ToolSpec::new("echo")
+        (*Self::echo_shared()).clone()
+    }
+
+    /// `echo`, one copy for the process: a suite starts it in most of its fixtures, and
+    /// sharing it costs less than building its JSON again or copying it.
+    pub(crate) fn echo_shared() -> Arc<Self> {
+        static ECHO: LazyLock<Arc<ToolSpec>> = LazyLock::new(|| {
+            Arc::new(ToolSpec {
+                description: Some("Returns the `message` argument.".into()),
+                input_schema: json!({
+                    "type": "object",
+                    "properties": { "message": { "type": "string", "description": "The text to return." } },
+                    "required": ["message"]
+                }),
+                template: json!({ "content": [{ "type": "text", "text": "${args.message}" }] }),
+                ..ToolSpec::new("echo")
+            })
         });
         ECHO.clone()
     }

@@ -2,6 +2,8 @@
 //!
 //! - `compare APP_BIN [ROUNDS] [SECS]`: throughput and CPU per call, pinned cores;
 //! - `startup KIND`: start-up, memory and threads per server, in this process;
+//! - `idle KIND`: RSS and heap per idle server, its clients in a child process
+//!   (`initialize-urls`);
 //! - `startup-rounds N`: start → first `initialize` of every server in N alternating rounds
 //!   of fresh processes, with per-round ratios;
 //! - `serve KIND` / `load URL C SECS`: the two halves `compare` runs.
@@ -10,6 +12,7 @@
 
 mod client;
 mod compare;
+mod idle;
 mod load;
 mod rounds;
 mod servers;
@@ -51,6 +54,8 @@ fn main() -> Result<(), Failure> {
             Ok(())
         }
         Some("startup") => runtime.block_on(startup::run(kind(1)?)),
+        Some("idle") => runtime.block_on(idle::run(kind(1)?)),
+        Some("initialize-urls") => runtime.block_on(idle::initialize_urls()),
         Some("startup-rounds") => rounds::run(arg(1).unwrap_or("10").parse()?),
         Some("compare") => {
             let app = arg(1).ok_or("APP_BIN: the mcp-decoy binary (--features decoy-cli)")?;
@@ -58,6 +63,6 @@ fn main() -> Result<(), Failure> {
             let secs = arg(3).unwrap_or("3").parse()?;
             compare::run(rounds, secs, std::path::Path::new(app))
         }
-        _ => Err("usage: mcp-decoy-peers compare APP_BIN [ROUNDS] [SECS] | startup KIND | startup-rounds [N] | serve KIND | load URL C SECS".into()),
+        _ => Err("usage: mcp-decoy-peers compare APP_BIN [ROUNDS] [SECS] | startup KIND | idle KIND | startup-rounds [N] | serve KIND | load URL C SECS".into()),
     }
 }

@@ -27,7 +27,7 @@ const CONCURRENT: usize = 1000;
 
 /// glibc's count of heap bytes in use, across every thread's arena: what the servers hold,
 /// without the pages malloc keeps after a free that RSS also counts.
-fn heap_bytes() -> u64 {
+pub fn heap_bytes() -> u64 {
     #[repr(C)]
     struct MallInfo2 {
         arena: usize,

@@ -19,9 +19,9 @@ pub(crate) struct Shelf<T> {
 }
 
 impl<T: Kind> Shelf<T> {
-    fn new(items: Vec<T>) -> Self {
-        // Not `collect()`: it would reuse the buffer of `items`, as large as that many items
-        // (and its spare capacity), for as many pointers, for the server's life.
+    fn new(items: Vec<Arc<T>>) -> Self {
+        // Not `collect()`: it would keep the buffer of `items` and its spare capacity for
+        // the server's life.
         let mut shelved = Vec::with_capacity(items.len());
         shelved.extend(items.into_iter().map(T::stocked));
         Shelf {
@@ -145,8 +145,8 @@ pub(crate) trait Kind: Item + PartialEq + Send + Sync + 'static {
     }
     /// The item as a server starts with it; tools are shared with the other servers of
     /// the process that hold an equal one ([`shared`](super::shared)).
-    fn stocked(item: Self) -> Arc<Self> {
-        Arc::new(item)
+    fn stocked(item: Arc<Self>) -> Arc<Self> {
+        item
     }
 }
 
@@ -162,7 +162,7 @@ macro_rules! kind {
             $(fn runs_tasks(&self) -> bool {
                 self.$tasks()
             })?
-            $(fn stocked(item: Self) -> Arc<Self> {
+            $(fn stocked(item: Arc<Self>) -> Arc<Self> {
                 $stocked(item)
             })?
         }
@@ -186,16 +186,19 @@ pub(crate) struct Catalog {
 
 impl Catalog {
     pub(crate) fn new(
-        tools: Vec<ToolSpec>,
+        tools: Vec<Arc<ToolSpec>>,
         resources: Vec<ResourceSpec>,
         templates: Vec<ResourceTemplateSpec>,
         prompts: Vec<PromptSpec>,
     ) -> Self {
+        fn shared<T>(items: Vec<T>) -> Vec<Arc<T>> {
+            items.into_iter().map(Arc::new).collect()
+        }
         Catalog {
             tools: Shelf::new(tools),
-            resources: Shelf::new(resources),
-            templates: Shelf::new(templates),
-            prompts: Shelf::new(prompts),
+            resources: Shelf::new(shared(resources)),
+            templates: Shelf::new(shared(templates)),
+            prompts: Shelf::new(shared(prompts)),
             calls: Mutex::default(),
         }
     }
@@ -255,6 +258,7 @@ mod tests {
     }
 
     fn catalog(tools: Vec<ToolSpec>) -> Catalog {
+        let tools = tools.into_iter().map(Arc::new).collect();
         Catalog::new(tools, Vec::new(), Vec::new(), Vec::new())
     }
 
@@ -296,7 +300,7 @@ mod tests {
     fn a_full_shelf_refuses_one_more_item_naming_the_limit() {
         let shelf = Shelf::new(
             (0..MAX_ITEMS)
-                .map(|n| ToolSpec::new(format!("t{n}")))
+                .map(|n| Arc::new(ToolSpec::new(format!("t{n}"))))
                 .collect(),
         );
         let error = shelf.add(ToolSpec::new("one_more")).expect_err("full");

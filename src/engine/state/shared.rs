@@ -16,12 +16,13 @@ const MAX_SHARED: usize = 256;
 
 static SHARED: LazyLock<Mutex<HashMap<String, Weak<ToolSpec>>>> = LazyLock::new(Mutex::default);
 
-/// `tool` in an `Arc`: a live server's equal copy when there is one, else its own, which
-/// later servers may then share.
-pub(crate) fn tool(tool: ToolSpec) -> Arc<ToolSpec> {
+/// The `Arc` a starting server keeps for `tool`: a live server's equal copy when there is
+/// one, else `tool`, which later servers may then share.
+pub(crate) fn tool(tool: Arc<ToolSpec>) -> Arc<ToolSpec> {
     let mut shared = SHARED.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(live) = shared.get(&tool.name).and_then(Weak::upgrade) {
-        if *live == tool {
+        // The same `Arc` (`Tool::echo()`) needs no comparison.
+        if Arc::ptr_eq(&live, &tool) || *live == *tool {
             return live;
         }
     }
@@ -31,9 +32,19 @@ pub(crate) fn tool(tool: ToolSpec) -> Arc<ToolSpec> {
             shared.clear();
         }
     }
-    let tool = Arc::new(tool);
     shared.insert(tool.name.clone(), Arc::downgrade(&tool));
     tool
+}
+
+/// Whether `tool` is the very spec a live server holds, which passed the start checks
+/// then. The same allocation is the same value: a spec is never changed while shared
+/// (`Arc::make_mut` moves a changed one to an allocation of its own), and the table's
+/// `Weak` keeps its allocation from being reused for another.
+pub(crate) fn vetted(tool: &Arc<ToolSpec>) -> bool {
+    let shared = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+    shared.get(&tool.name).is_some_and(|live| {
+        live.strong_count() > 0 && std::ptr::eq(live.as_ptr(), Arc::as_ptr(tool))
+    })
 }
 
 #[cfg(test)]
@@ -44,12 +55,17 @@ mod tests {
     fn equal_tools_share_one_copy_and_a_different_one_gets_its_own() {
         let mut spec = ToolSpec::echo();
         spec.name = "shared_equal_tools_test".into();
-        let first = tool(spec.clone());
-        let second = tool(spec.clone());
+        let first = tool(Arc::new(spec.clone()));
+        let second = tool(Arc::new(spec.clone()));
         assert!(Arc::ptr_eq(&first, &second));
+        assert!(vetted(&first), "a live server's spec passed its checks");
+        assert!(
+            !vetted(&Arc::new(spec.clone())),
+            "an equal copy is checked again"
+        );
         let mut other = spec.clone();
         other.description = Some("another".into());
-        let third = tool(other);
+        let third = tool(Arc::new(other));
         assert!(!Arc::ptr_eq(&first, &third));
         assert_eq!(third.description.as_deref(), Some("another"));
         // The table holds no server's spec alive: once no server holds it, it is freed.
@@ -59,5 +75,6 @@ mod tests {
             remembered.upgrade().is_none(),
             "the table kept a spec alive"
         );
+        assert!(!vetted(&Arc::new(spec)), "no live server holds it");
     }
 }

@@ -57,11 +57,21 @@ item!(ResourceTemplateSpec, ResourceTemplate, uri_template, resource_template, v
 item!(PromptSpec, Prompt, name, prompt, visible: published);
 
 /// Checks every item, and that keys are unique within each kind.
+#[cfg(any(test, feature = "decoy-cli"))]
 pub(crate) fn server(spec: &ServerSpec) -> Result<(), Error> {
-    unique(&spec.tools)?;
-    unique(&spec.resources)?;
-    unique(&spec.resource_templates)?;
-    unique(&spec.prompts)?;
+    server_with(spec, spec.tools.iter().map(|tool| (tool, true)))
+}
+
+/// [`server`] with `tools` as the server's tools (`spec.tools` is not read), each with
+/// whether it needs its check (a tool a live server holds passed it already).
+pub(crate) fn server_with<'a>(
+    spec: &ServerSpec,
+    tools: impl ExactSizeIterator<Item = (&'a ToolSpec, bool)>,
+) -> Result<(), Error> {
+    unique(tools)?;
+    unique(spec.resources.iter().map(|item| (item, true)))?;
+    unique(spec.resource_templates.iter().map(|item| (item, true)))?;
+    unique(spec.prompts.iter().map(|item| (item, true)))?;
     if spec.page_size == Some(0) {
         return Err(Error::InvalidConfig {
             field: "page_size",
@@ -71,7 +81,10 @@ pub(crate) fn server(spec: &ServerSpec) -> Result<(), Error> {
     Ok(())
 }
 
-fn unique<T: Item>(items: &[T]) -> Result<(), Error> {
+/// `items` with whether each needs its check.
+fn unique<'a, T: Item + 'a>(
+    items: impl ExactSizeIterator<Item = (&'a T, bool)>,
+) -> Result<(), Error> {
     if items.len() > MAX_ITEMS {
         return Err(Error::InvalidConfig {
             field: "catalog",
@@ -84,8 +97,10 @@ fn unique<T: Item>(items: &[T]) -> Result<(), Error> {
         });
     }
     let mut seen = HashSet::new();
-    for item in items {
-        item.check()?;
+    for (item, check) in items {
+        if check {
+            item.check()?;
+        }
         if !seen.insert(item.key()) {
             return Err(Error::Duplicate {
                 kind: T::KIND,
