@@ -162,3 +162,29 @@ async fn an_edit_of_a_tool_two_servers_started_with_reaches_only_the_server_edit
     assert_eq!(listed[0].description.as_deref(), Some("as started"));
     let _ = client.cancel().await;
 }
+
+#[tokio::test]
+async fn a_copy_of_a_served_tool_changed_after_is_served_changed_and_checked_again() {
+    // Arrange: one server holds the tool; a copy of the same `Tool` is changed afterwards.
+    let tool = Tool::echo();
+    let first = MockMcpServer::builder().tool(tool.clone()).start().await;
+    let described = tool.clone().description("changed copy");
+    let broken = tool.input_schema(serde_json::json!({ "type": "array" }));
+
+    // Act
+    let second = MockMcpServer::builder().tool(described).start().await;
+    let refused = MockMcpServer::builder().tool(broken).try_start().await;
+
+    // Assert: each server lists its own version, and the broken copy is refused by the
+    // start checks, which the unchanged spec passed once.
+    let client = common::connect(&second.url()).await;
+    let listed = common::list_tools(&client).await;
+    assert_eq!(listed[0].description.as_deref(), Some("changed copy"));
+    let _ = client.cancel().await;
+    assert_eq!(
+        first.tools()[0].description.as_deref(),
+        Some("Returns the `message` argument.")
+    );
+    let error = refused.expect_err("an input schema that is not an object schema");
+    assert!(error.to_string().contains("inputSchema"), "{error}");
+}
