@@ -18,6 +18,8 @@ ulimit -n "$(ulimit -Hn)" || true
 if [ "${ONLY:-startup}" = startup ] || [ -z "${ONLY:-}" ]; then
   echo "## start-up ($profile)"
   for kind in fixture wiremock rmcp-stateless axum; do "$peers" startup "$kind"; done
+  echo "## idle memory, clients in a child process ($profile)"
+  for kind in fixture wiremock rmcp-stateless axum; do "$peers" idle "$kind"; done
   echo "## start-up in alternating rounds ($profile)"
   "$peers" startup-rounds "${STARTUP_ROUNDS:-10}"
 fi
