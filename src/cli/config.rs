@@ -153,7 +153,7 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
                 reason: format!("`{}`: another server has this name", server.name),
             });
         }
-        if let Err(error) = items::server(server) {
+        if let Err(error) = items::server(server, server.tools.iter().map(|t| (t, true))) {
             // A template problem points at the template, as a schema problem would.
             let at = match &error {
                 Error::Template { tool, .. } => server

@@ -190,7 +190,7 @@ impl Engine {
             all.extend(tools);
             all
         };
-        validate::items::server_with(
+        validate::items::server(
             &spec,
             tools
                 .iter()

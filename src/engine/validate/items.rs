@@ -56,15 +56,10 @@ item!(ResourceSpec, Resource, uri, resource, visible: published);
 item!(ResourceTemplateSpec, ResourceTemplate, uri_template, resource_template, visible: published);
 item!(PromptSpec, Prompt, name, prompt, visible: published);
 
-/// Checks every item, and that keys are unique within each kind.
-#[cfg(any(test, feature = "decoy-cli"))]
-pub(crate) fn server(spec: &ServerSpec) -> Result<(), Error> {
-    server_with(spec, spec.tools.iter().map(|tool| (tool, true)))
-}
-
-/// [`server`] with `tools` as the server's tools (`spec.tools` is not read), each with
-/// whether it needs its check (a tool a live server holds passed it already).
-pub(crate) fn server_with<'a>(
+/// Checks every item, and that keys are unique within each kind. The tools are `tools`
+/// (not `spec.tools`), each with whether it needs its check (a tool a live server holds
+/// passed it already).
+pub(crate) fn server<'a>(
     spec: &ServerSpec,
     tools: impl ExactSizeIterator<Item = (&'a ToolSpec, bool)>,
 ) -> Result<(), Error> {
