@@ -92,7 +92,8 @@ pub(crate) async fn answer(engine: &Arc<Engine>, inbound: &Inbound, batch: Vec<V
                 let request = Received::new(session.clone(), record, id, method, params);
                 let pending = Pending::new(engine, inbound, request, plan);
                 // A batch's answers all travel in one JSON body; a cancelled request has none.
-                let Some(response) = pending.run(View::Batch).await else {
+                // Boxed, as in `run::serve`: a batch is rare, its state need not size every request.
+                let Some(response) = Box::pin(pending.run(View::Batch)).await else {
                     continue;
                 };
                 if matches!(fault, Some(Fault::DuplicateResponse)) {

@@ -87,7 +87,12 @@ impl Endpoint {
                 if engine.oauth.is_none() {
                     return mcp(engine, request).await;
                 }
-                oauth::guard(engine, request, |request| mcp(engine, request)).await
+                // Boxed, so that servers without OAuth do not carry its state in every
+                // request's future.
+                Box::pin(oauth::guard(engine, request, |request| {
+                    mcp(engine, request)
+                }))
+                .await
             })
             .await;
         }
