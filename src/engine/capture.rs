@@ -14,6 +14,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::Engine;
+use super::protocol::jsonrpc;
 use super::state::session::Session;
 use crate::log::{
     ArgumentError, Direction, Entry, Era, Json, MAX_CAPTURED_BYTES, RpcKind, RpcMessage, Transport,
@@ -43,6 +44,8 @@ pub(crate) struct Arrival<'a> {
     pub(crate) message: Value,
     /// `message` as the client sent it, when the transport kept that text whole.
     pub(crate) text: Option<Json>,
+    /// The `params` that classifying moved out of `message` ([`jsonrpc::classify_taking`]).
+    pub(crate) params: Option<&'a Value>,
 }
 
 impl<'a> Arrival<'a> {
@@ -64,6 +67,7 @@ impl<'a> Arrival<'a> {
             method,
             message,
             text: None,
+            params: None,
         }
     }
 }
@@ -82,11 +86,11 @@ pub(crate) struct Recorder {
 
 impl Recorder {
     /// Records a message from the client.
-    pub(crate) fn arrived(engine: &Arc<Engine>, arrival: Arrival<'_>) -> Recorder {
+    pub(crate) fn arrived(engine: &Arc<Engine>, mut arrival: Arrival<'_>) -> Recorder {
         let started = Instant::now();
         let name = arrival
-            .message
-            .get("params")
+            .params
+            .or_else(|| arrival.message.get("params"))
             // tasks/* name their task: `log.mcp().method("tasks/get").name(id)` finds its polls.
             .and_then(|p| {
                 p.get("name")
@@ -100,10 +104,18 @@ impl Recorder {
         // A schema that does not compile is left to that later check, which reports it.
         let mut argument_errors = Vec::new();
         let tool_call = arrival.method == Some("tools/call");
-        let (message, mut truncated) = match arrival.text {
-            // Already text within the cut: shared, not written out again.
-            Some(text) if text.text_len() <= MAX_CAPTURED_BYTES => (text, false),
-            _ => clip_json_noting(&arrival.message, |full| {
+        // Text within the cut is kept as it is, shared, not written out again; otherwise the
+        // message is written from its value, whole again.
+        let text = arrival
+            .text
+            .take()
+            .filter(|text| text.text_len() <= MAX_CAPTURED_BYTES);
+        if let (None, Some(params)) = (&text, arrival.params) {
+            jsonrpc::restore_params(&mut arrival.message, params);
+        }
+        let (message, mut truncated) = match text {
+            Some(text) => (text, false),
+            None => clip_json_noting(&arrival.message, |full| {
                 let Some(tool) = name.as_deref().filter(|_| tool_call) else {
                     return;
                 };

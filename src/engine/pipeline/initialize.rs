@@ -29,6 +29,7 @@ pub(crate) async fn answer(
 ) -> Outcome {
     let arrival = Arrival {
         text: inbound.text.clone(),
+        params: Some(params),
         ..Arrival::new(
             inbound.exchange,
             inbound.transport,

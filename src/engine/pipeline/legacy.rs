@@ -15,8 +15,12 @@ use crate::engine::protocol::Status;
 use crate::engine::protocol::jsonrpc::{self, Incoming};
 use crate::engine::protocol::method::INITIALIZE;
 
-pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Value) -> Outcome {
-    let classified = jsonrpc::classify(&message);
+pub(crate) async fn message(
+    engine: &Arc<Engine>,
+    inbound: &Inbound,
+    mut message: Value,
+) -> Outcome {
+    let classified = jsonrpc::classify_taking(&mut message);
     if let Incoming::Request { id, method, params } = &classified {
         if method == INITIALIZE {
             return initialize::answer(engine, inbound, id, params, message).await;

@@ -152,9 +152,19 @@ fn record(
         session,
         named_session: inbound.named_session(),
         text: inbound.text.clone(),
+        params: params_of(classified),
         ..Arrival::new(inbound.exchange, inbound.transport, kind, method, message)
     };
     Recorder::arrived(engine, arrival)
+}
+
+/// A request's or a notification's `params` (which `classify_taking` moves out of the
+/// message).
+fn params_of(classified: &Incoming) -> Option<&Value> {
+    match classified {
+        Incoming::Request { params, .. } | Incoming::Notification { params, .. } => Some(params),
+        Incoming::Response { .. } | Incoming::Invalid { .. } => None,
+    }
 }
 
 fn kind_of(classified: &Incoming) -> (RpcKind, Option<&str>) {

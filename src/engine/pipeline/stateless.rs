@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::outcome::{Listening, Outcome, Status};
 use super::run::{self, Received};
-use super::{Inbound, invalid, kind_of};
+use super::{Inbound, invalid, kind_of, params_of};
 use crate::engine::Engine;
 use crate::engine::capture::{Arrival, Recorder};
 use crate::engine::methods::listen::{self, Refused};
@@ -21,8 +21,11 @@ use crate::engine::protocol::modern::{self, Declared, Served};
 use crate::engine::state::session::Session;
 use crate::log::Transport;
 
-pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Value) -> Outcome {
-    let classified = jsonrpc::classify(&message);
+pub(crate) async fn message(
+    engine: &Arc<Engine>,
+    inbound: &Inbound,
+    mut message: Value,
+) -> Outcome {
     let requested = message
         .get("params")
         .and_then(|p| p.get("_meta"))
@@ -30,10 +33,12 @@ pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Va
         .and_then(Value::as_str)
         .map(str::to_string)
         .or_else(|| inbound.header(VERSION_HEADER).map(|v| v.trim().to_string()));
+    let classified = jsonrpc::classify_taking(&mut message);
     let (kind, method) = kind_of(&classified);
     let arrival = Arrival {
         modern_version: Some(requested.as_deref().unwrap_or("")),
         text: inbound.text.clone(),
+        params: params_of(&classified),
         ..Arrival::new(inbound.exchange, inbound.transport, kind, method, message)
     };
     let record = Recorder::arrived(engine, arrival);

@@ -108,6 +108,35 @@ pub(crate) enum Incoming {
 
 /// Classifies one message, naming the member at fault when it is not valid JSON-RPC.
 pub(crate) fn classify(message: &Value) -> Incoming {
+    classify_as(message, |params| params.clone())
+}
+
+/// [`classify`], moving a request's or a notification's `params` out of `message` instead
+/// of copying them: `message` keeps `"params": null` in their place, which
+/// [`restore_params`] undoes for whoever needs the message whole (the log, when it cannot
+/// keep the body's own text).
+pub(crate) fn classify_taking(message: &mut Value) -> Incoming {
+    let mut incoming = classify_as(message, |_| Value::Null);
+    if let Incoming::Request { params, .. } | Incoming::Notification { params, .. } = &mut incoming
+    {
+        if let Some(slot) = message.get_mut("params") {
+            *params = slot.take();
+        }
+    }
+    incoming
+}
+
+/// Puts back into `message` the `params` that [`classify_taking`] moved out of it (a
+/// message whose `params` are still there is left as it is).
+pub(crate) fn restore_params(message: &mut Value, params: &Value) {
+    if let Some(slot) = message.get_mut("params").filter(|slot| slot.is_null()) {
+        *slot = params.clone();
+    }
+}
+
+/// The classification, `params` given by `keep` when the message is a request or a
+/// notification.
+fn classify_as(message: &Value, keep: impl FnOnce(&Value) -> Value) -> Incoming {
     let Some(object) = message.as_object() else {
         return invalid(Value::Null, "a JSON-RPC message must be a JSON object");
     };
@@ -116,7 +145,7 @@ pub(crate) fn classify(message: &Value) -> Incoming {
         Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
         _ => Value::Null,
     };
-    if object.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return invalid(echo_id, r#"`jsonrpc` must be the string "2.0""#);
     }
     if let Some(id) = raw_id {
@@ -128,10 +157,11 @@ pub(crate) fn classify(message: &Value) -> Incoming {
             );
         }
     }
-    let params = object.get("params").cloned().unwrap_or(Value::Null);
+    let params = object.get("params").unwrap_or(&Value::Null);
     if !(params.is_null() || params.is_object()) {
         return invalid(echo_id, "`params` must be an object");
     }
+    let params = keep(params);
     match (object.get("method"), raw_id) {
         (Some(Value::String(method)), Some(id)) => Incoming::Request {
             id: id.clone(),
@@ -211,6 +241,28 @@ mod tests {
         assert!(matches!(note, Incoming::Notification { .. }));
         let resp = classify(&json!({"jsonrpc": "2.0", "id": "a", "result": {}}));
         assert!(matches!(resp, Incoming::Response { .. }));
+    }
+
+    #[test]
+    fn taking_moves_the_params_out_and_restoring_puts_them_back_in_place() {
+        let original =
+            json!({"jsonrpc": "2.0", "params": {"name": "echo"}, "id": 1, "method": "tools/call"});
+        let mut message = original.clone();
+        let Incoming::Request { params, .. } = classify_taking(&mut message) else {
+            panic!("a request");
+        };
+        assert_eq!(params, json!({"name": "echo"}));
+        assert_eq!(message["params"], Value::Null);
+        restore_params(&mut message, &params);
+        // Same members in the same order: the log writes the message's text from it.
+        assert_eq!(message.to_string(), original.to_string());
+        // An invalid message keeps its params, as sent.
+        let mut bad = json!({"jsonrpc": "2.0", "id": 1, "method": 7, "params": {"a": 1}});
+        assert!(matches!(
+            classify_taking(&mut bad),
+            Incoming::Invalid { .. }
+        ));
+        assert_eq!(bad["params"], json!({"a": 1}));
     }
 
     #[test]
