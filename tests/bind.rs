@@ -167,6 +167,7 @@ async fn an_edit_of_a_tool_two_servers_started_with_reaches_only_the_server_edit
 async fn a_copy_of_a_served_tool_changed_after_is_served_changed_and_checked_again() {
     // Arrange: one server holds the tool; a copy of the same `Tool` is changed afterwards.
     let tool = Tool::echo();
+    let as_started = tool.spec().description.clone();
     let first = MockMcpServer::builder().tool(tool.clone()).start().await;
     let described = tool.clone().description("changed copy");
     let broken = tool.input_schema(serde_json::json!({ "type": "array" }));
@@ -181,10 +182,7 @@ async fn a_copy_of_a_served_tool_changed_after_is_served_changed_and_checked_aga
     let listed = common::list_tools(&client).await;
     assert_eq!(listed[0].description.as_deref(), Some("changed copy"));
     let _ = client.cancel().await;
-    assert_eq!(
-        first.tools()[0].description.as_deref(),
-        Some("Returns the `message` argument.")
-    );
+    assert_eq!(first.tools()[0].description, as_started);
     let error = refused.expect_err("an input schema that is not an object schema");
     assert!(error.to_string().contains("inputSchema"), "{error}");
 }

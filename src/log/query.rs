@@ -94,8 +94,7 @@ impl Log {
     ///
     /// let server = MockMcpServer::builder()
     ///     .fault(FaultRule::on_method("tools/list").times(1).fault(Fault::http(503)))
-    ///     .start()
-    ///     .await;
+    ///     .start().await;
     /// // After the client under test listed tools twice:
     /// for fired in server.log().faults() {
     ///     assert_eq!(fired.label, "http 503");
