@@ -8,7 +8,7 @@
 //! jsonschema, so the two implementations keep each other honest.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 use boon::{Compiler, Draft, SchemaIndex, Schemas, UrlLoader};
 use serde_json::Value;
@@ -96,29 +96,36 @@ fn compile_error(error: &boon::CompileError) -> String {
     }
 }
 
-/// The metaschemas of the drafts boon knows, compiled once each per process.
-static METASCHEMAS: LazyLock<Vec<(Draft, Option<Validator>)>> = LazyLock::new(|| {
-    [
-        (
-            Draft::V2020_12,
-            "https://json-schema.org/draft/2020-12/schema",
-        ),
-        (
-            Draft::V2019_09,
-            "https://json-schema.org/draft/2019-09/schema",
-        ),
-        (Draft::V7, "http://json-schema.org/draft-07/schema"),
-        (Draft::V6, "http://json-schema.org/draft-06/schema"),
-        (Draft::V4, "http://json-schema.org/draft-04/schema"),
-    ]
-    .into_iter()
-    .map(|(draft, url)| {
-        let mut schemas = Schemas::new();
-        let index = compiler().compile(url, &mut schemas).ok();
-        (draft, index.map(|index| Validator { schemas, index }))
-    })
-    .collect()
-});
+/// The drafts boon knows, with their metaschemas' URLs.
+const DRAFTS: [(Draft, &str); 5] = [
+    (
+        Draft::V2020_12,
+        "https://json-schema.org/draft/2020-12/schema",
+    ),
+    (
+        Draft::V2019_09,
+        "https://json-schema.org/draft/2019-09/schema",
+    ),
+    (Draft::V7, "http://json-schema.org/draft-07/schema"),
+    (Draft::V6, "http://json-schema.org/draft-06/schema"),
+    (Draft::V4, "http://json-schema.org/draft-04/schema"),
+];
+
+/// The metaschemas of [`DRAFTS`], each compiled once per process when a schema of its draft
+/// is first checked: a process whose tools all use the default draft never compiles the
+/// other four (compiling all five was most of the first fixture's start).
+static METASCHEMAS: [OnceLock<Option<Validator>>; 5] = [const { OnceLock::new() }; 5];
+
+fn metaschema(draft: Draft) -> Option<&'static Validator> {
+    let at = DRAFTS.iter().position(|(known, _)| *known == draft)?;
+    METASCHEMAS[at]
+        .get_or_init(|| {
+            let mut schemas = Schemas::new();
+            let index = compiler().compile(DRAFTS[at].1, &mut schemas).ok()?;
+            Some(Validator { schemas, index })
+        })
+        .as_ref()
+}
 
 /// How `schema` breaks the metaschema of its `$schema` (2020-12 when it names none), without
 /// compiling it: a tool may point a `$ref` at a URL that is never fetched and still be a
@@ -130,9 +137,9 @@ pub(crate) fn meta_violations(schema: &Value) -> Result<Vec<Violation>, String> 
             .ok_or_else(|| format!("`$schema` {url} is not a JSON Schema draft this server knows (4, 6, 7, 2019-09, 2020-12)"))?,
         Some(other) => return Err(format!("`$schema` must be a string, not {other}")),
     };
-    match METASCHEMAS.iter().find(|(known, _)| *known == draft) {
-        Some((_, Some(meta))) => Ok(meta.violations(schema)),
-        _ => Err("the metaschema failed to compile".into()),
+    match metaschema(draft) {
+        Some(meta) => Ok(meta.violations(schema)),
+        None => Err("the metaschema failed to compile".into()),
     }
 }
 
