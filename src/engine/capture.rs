@@ -191,6 +191,24 @@ impl Recorder {
     pub(crate) fn answered(self, response: &Value, opened: Option<&Session>) -> Option<Json> {
         let (response, truncated) = clip_json(response);
         let whole = (!truncated).then(|| response.clone());
+        self.close_answered(response, truncated, opened);
+        whole
+    }
+
+    /// [`answered`](Self::answered) for a response the pipeline wrote as text: the record
+    /// shares the text unless it is over the log's cut. Gives the whole text back, to send.
+    pub(crate) fn answered_text(self, text: Vec<u8>, opened: Option<&Session>) -> Json {
+        let whole = Json::from_text(text);
+        if whole.text_len() <= MAX_CAPTURED_BYTES {
+            self.close_answered(whole.clone(), false, opened);
+        } else {
+            let (cut, truncated) = clip_json(whole.value());
+            self.close_answered(cut, truncated, opened);
+        }
+        whole
+    }
+
+    fn close_answered(self, response: Json, truncated: bool, opened: Option<&Session>) {
         self.close(|m, duration| {
             m.response = Some(response);
             m.truncated |= truncated;
@@ -200,7 +218,6 @@ impl Recorder {
                 m.protocol_version = Some(session.version.as_str().to_string());
             }
         });
-        whole
     }
 
     /// Attaches a response that a relay's upstream sent; `session` and `version` are what an

@@ -14,6 +14,8 @@
 //! - [`state`]: catalog, sessions and their streams, fault and response counters, expiry,
 //!   clock.
 //! - [`hint`]: what to tell a client that named a draft, no tool or no method.
+//! - [`declared`]: what the server declares of itself (`capabilities`, `serverInfo`), typed
+//!   so the `initialize` answer is written straight to text.
 //! - [`arguments`]: how a call's arguments break its tool's `inputSchema`.
 //! - [`validate`]: every check of a spec; [`protocol`]: the wire vocabulary; [`template`],
 //!   [`schema`], [`uri_template`]: json-e, JSON Schema and RFC 6570, as leaves; [`random`]:
@@ -26,6 +28,7 @@
 
 pub(crate) mod arguments;
 pub(crate) mod capture;
+pub(crate) mod declared;
 pub(crate) mod edits;
 pub(crate) mod guard;
 pub(crate) mod hint;
@@ -300,39 +303,9 @@ impl Engine {
         Engine::new(spec, Limits::default(), Vec::new(), log, 0).expect("a valid spec")
     }
 
-    /// `capabilities` of a 2025-11-25 `initialize` result: [`capabilities`](Self::capabilities)
-    /// with `tasks` when a tool can run as a task (2025-11-25 `basic/utilities/tasks`,
-    /// "Server Capabilities"): listing, cancelling and task-augmented `tools/call`.
-    pub(crate) fn legacy_capabilities(&self, version: ProtocolVersion) -> Value {
-        let mut capabilities = self.capabilities();
-        if self.serves_tasks() && version == ProtocolVersion::V2025_11_25 {
-            capabilities["tasks"] =
-                json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } });
-        }
-        capabilities
-    }
-
     /// Whether a tool can run as a task, so the server declares tasks.
     pub(crate) fn serves_tasks(&self) -> bool {
         self.serves_tasks.load(Ordering::Acquire)
-    }
-
-    /// `capabilities` of the `initialize` result: what the configuration serves. Resources
-    /// and prompts are declared when the server has some (server/index: capabilities must
-    /// match what is served); logging and completions always are.
-    pub(crate) fn capabilities(&self) -> Value {
-        let mut capabilities = json!({
-            "tools": { "listChanged": true },
-            "logging": {},
-            "completions": {},
-        });
-        if self.serves_resources() {
-            capabilities["resources"] = json!({ "subscribe": true, "listChanged": true });
-        }
-        if self.serves_prompts() {
-            capabilities["prompts"] = json!({ "listChanged": true });
-        }
-        capabilities
     }
 
     /// The compiled output schema of a tool, cached by schema text; `None` when the tool has
@@ -367,18 +340,6 @@ impl Engine {
     /// `-32601` otherwise.
     pub(crate) fn serves_resources(&self) -> bool {
         self.serves_resources.load(Ordering::Acquire)
-    }
-
-    /// `serverInfo` (spec `Implementation`).
-    pub(crate) fn server_info(&self) -> Value {
-        if let Some(info) = self.replay().and_then(|p| p.cassette().server_info()) {
-            return info.clone();
-        }
-        let mut info = json!({ "name": self.spec.name, "version": self.spec.version });
-        if let (Some(title), Some(object)) = (&self.spec.title, info.as_object_mut()) {
-            object.insert("title".into(), json!(title));
-        }
-        info
     }
 
     /// The server's identity and behaviour as configured (its item lists are empty: see

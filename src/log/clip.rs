@@ -34,7 +34,8 @@ pub(crate) fn clip_json(value: &Value) -> (Json, bool) {
 pub(crate) fn clip_json_noting(value: &Value, before_cut: impl FnOnce(&Value)) -> (Json, bool) {
     // Writing the text is cheaper than measuring it first, since most messages fit; the
     // writer stops at the cut, so a 4 MiB message costs 8 KiB of writing, not 4 MiB.
-    let mut text = Capped(Vec::new());
+    // Most messages fit in this: one allocation, no regrowing.
+    let mut text = Capped(Vec::with_capacity(512));
     if serde_json::to_writer(&mut text, value).is_ok() {
         return (Json::from_text(text.0), false);
     }

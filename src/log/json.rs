@@ -71,6 +71,11 @@ impl Json {
         }
     }
 
+    /// The text, as written.
+    pub(crate) fn text(&self) -> &[u8] {
+        &self.text
+    }
+
     /// The bytes of text this keeps (what the log's byte budget counts).
     pub(crate) fn text_len(&self) -> usize {
         self.text.len()

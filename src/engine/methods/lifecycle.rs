@@ -2,25 +2,39 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Value, json};
 
 use crate::engine::Engine;
+use crate::engine::declared::{Capabilities, ServerInfo};
 use crate::engine::protocol::era;
 use crate::engine::protocol::jsonrpc::RpcError;
 use crate::engine::state::session::Session;
 use crate::log::Transport;
 
-/// Checks the `initialize` params, negotiates the revision and opens a session.
+/// The `initialize` result (spec `InitializeResult`), members in the order they are written.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Initialized<'a> {
+    protocol_version: &'static str,
+    capabilities: Capabilities,
+    server_info: ServerInfo<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+}
+
+/// Checks the `initialize` params, negotiates the revision and opens a session, which
+/// keeps the client's `clientInfo` and `capabilities` (moved out of `params`).
 pub(crate) fn initialize(
     engine: &Engine,
-    params: &Value,
+    mut params: Value,
     transport: Transport,
-) -> Result<(Value, Arc<Session>), RpcError> {
-    let requested = member(params, "protocolVersion", "a string", Value::is_string)?
+) -> Result<(Initialized<'_>, Arc<Session>), RpcError> {
+    let requested = member(&params, "protocolVersion", "a string", Value::is_string)?
         .as_str()
         .unwrap_or_default();
-    let capabilities = member(params, "capabilities", "an object", Value::is_object)?;
-    let client_info = member(params, "clientInfo", "an object", Value::is_object)?;
+    member(&params, "capabilities", "an object", Value::is_object)?;
+    let client_info = member(&params, "clientInfo", "an object", Value::is_object)?;
     for field in ["name", "version"] {
         if !client_info.get(field).is_some_and(Value::is_string) {
             return Err(RpcError::invalid_params(format!(
@@ -38,20 +52,25 @@ pub(crate) fn initialize(
         )
         .with_data(json!({ "supported": engine.versions.iter().map(|v| v.as_str()).collect::<Vec<_>>(), "requested": requested })));
     };
-    let session = engine.sessions.create(
-        version,
-        client_info.clone(),
-        capabilities.clone(),
-        transport,
-    );
-    let mut result = Map::new();
-    result.insert("protocolVersion".into(), json!(version.as_str()));
-    result.insert("capabilities".into(), engine.legacy_capabilities(version));
-    result.insert("serverInfo".into(), engine.server_info());
-    if let Some(instructions) = &engine.spec.instructions {
-        result.insert("instructions".into(), json!(instructions));
-    }
-    Ok((Value::Object(result), session))
+    // Both members were checked above: the params are an object that has them.
+    let mut take = |key: &str| {
+        params
+            .as_object_mut()
+            .and_then(|p| p.get_mut(key))
+            .map(Value::take)
+            .unwrap_or_default()
+    };
+    let (client_info, capabilities) = (take("clientInfo"), take("capabilities"));
+    let session = engine
+        .sessions
+        .create(version, client_info, capabilities, transport);
+    let result = Initialized {
+        protocol_version: version.as_str(),
+        capabilities: engine.declared(Some(version)),
+        server_info: engine.identity(),
+        instructions: engine.spec.instructions.as_deref(),
+    };
+    Ok((result, session))
 }
 
 /// `params.<key>`, when `is` holds for it; else `-32602` saying what it must be.

@@ -24,12 +24,12 @@ pub(crate) async fn answer(
     engine: &Arc<Engine>,
     inbound: &Inbound,
     id: &Value,
-    params: &Value,
+    params: Value,
     message: Value,
 ) -> Outcome {
     let arrival = Arrival {
         text: inbound.text.clone(),
-        params: Some(params),
+        params: Some(&params),
         ..Arrival::new(
             inbound.exchange,
             inbound.transport,
@@ -58,7 +58,7 @@ pub(crate) async fn answer(
         stream: false,
         byte_stream: !inbound.transport.is_http(),
     };
-    let plan = plan::plan(engine, INITIALIZE, params, setting);
+    let plan = plan::plan(engine, INITIALIZE, &params, setting);
     plan.note(&record);
     if let Some(delay) = plan.delay {
         tokio::time::sleep(delay).await;
@@ -82,16 +82,29 @@ pub(crate) async fn answer(
         return Outcome::in_mode(response);
     }
     match lifecycle::initialize(engine, params, inbound.transport) {
-        Ok((mut result, session)) => {
-            if let (Some(player), Some(result)) = (engine.replay(), result.as_object_mut()) {
-                replay::handshake(player, result);
-            }
+        Ok((initialized, session)) => {
             engine.expiry.opened(
                 &session.id,
                 engine.clock.now(),
                 engine.limits.max_sessions,
                 |id| engine.sessions.get(id).is_some(),
             );
+            // With no fault to shape it and no cassette to fit it to, the answer is written
+            // once, as text, which the record shares and the transport sends.
+            if plan.fault.is_none()
+                && engine.replay().is_none()
+                && let Ok(text) = jsonrpc::result_text(id, &initialized)
+            {
+                let text = record.answered_text(text, Some(&session));
+                return Outcome::Written {
+                    text,
+                    opened: Some(session.id.clone()),
+                };
+            }
+            let mut result = serde_json::to_value(&initialized).unwrap_or_default();
+            if let (Some(player), Some(result)) = (engine.replay(), result.as_object_mut()) {
+                replay::handshake(player, result);
+            }
             let mut response = jsonrpc::result(id, result);
             plan.rewrite(&mut response);
             let text = match plan.shown(&response, false) {

@@ -20,12 +20,12 @@ pub(crate) async fn message(
     inbound: &Inbound,
     mut message: Value,
 ) -> Outcome {
-    let classified = jsonrpc::classify_taking(&mut message);
-    if let Incoming::Request { id, method, params } = &classified {
-        if method == INITIALIZE {
-            return initialize::answer(engine, inbound, id, params, message).await;
+    let classified = match jsonrpc::classify_taking(&mut message) {
+        Incoming::Request { id, method, params } if method == INITIALIZE => {
+            return initialize::answer(engine, inbound, &id, params, message).await;
         }
-    }
+        classified => classified,
+    };
     let expired = admit::expire_if_due(engine, inbound);
     let session = match admit::session(engine, inbound) {
         Ok(session) => session,

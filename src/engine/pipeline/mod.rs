@@ -216,6 +216,7 @@ mod tests {
     fn reply(outcome: Outcome) -> Value {
         match outcome {
             Outcome::Reply(reply) => reply.body,
+            Outcome::Written { text, .. } => text.into_value(),
             other => panic!("expected a JSON reply, got {other:?}"),
         }
     }

@@ -24,6 +24,9 @@ pub(crate) enum Outcome {
     Accepted,
     /// One JSON value answers: a response, an error, or a batch's responses.
     Reply(Reply),
+    /// A JSON answer that no fault shapes, written once as text: the record shares it and
+    /// the transport sends it, in the server's response mode. `opened` as in [`Reply`].
+    Written { text: Json, opened: Option<String> },
     /// The answer is a stream of the session's events (the handler runs on its own task).
     Stream(Streamed),
     /// `subscriptions/listen`: a stream of change notifications until either side ends it

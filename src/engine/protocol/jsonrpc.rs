@@ -1,6 +1,7 @@
 //! JSON-RPC 2.0 envelopes: classifying what arrived and building what goes back. Knows no
 //! HTTP and no MCP method.
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 /// Error codes (JSON-RPC 2.0 and the MCP spec's table).
@@ -197,6 +198,28 @@ fn invalid(id: Value, reason: &str) -> Incoming {
         id,
         reason: reason.to_string(),
     }
+}
+
+/// A success response written straight to JSON text, for a result that is a type rather
+/// than a value: nothing is built to be written and then dropped.
+pub(crate) fn result_text(id: &Value, result: &impl Serialize) -> serde_json::Result<Vec<u8>> {
+    #[derive(Serialize)]
+    struct Response<'a, R> {
+        jsonrpc: &'static str,
+        id: &'a Value,
+        result: &'a R,
+    }
+    // Most answers fit: one allocation, no regrowing.
+    let mut text = Vec::with_capacity(512);
+    serde_json::to_writer(
+        &mut text,
+        &Response {
+            jsonrpc: "2.0",
+            id,
+            result,
+        },
+    )?;
+    Ok(text)
 }
 
 /// A success response.

@@ -28,6 +28,14 @@ pub(crate) async fn render(
     match outcome {
         Outcome::Accepted => StatusCode::ACCEPTED.into_response(),
         Outcome::Reply(reply) => render_reply(engine, reply).await,
+        Outcome::Written { text, opened } => {
+            let response = if engine.spec.response_mode == ResponseMode::Sse {
+                sse::one_event_text(text.text())
+            } else {
+                json_text(StatusCode::OK, &text)
+            };
+            with_session(response, opened)
+        }
         Outcome::Stream(streamed) => sse::session_stream(engine.clone(), streamed, exchange),
         Outcome::Listen(listening) => sse::listen_stream(engine.clone(), *listening, exchange),
         Outcome::Status {
@@ -47,22 +55,31 @@ async fn render_reply(engine: &Engine, reply: Reply) -> Response {
         opened,
         text,
     } = reply;
-    let mut response = match (fault, framing) {
+    let response = match (fault, framing) {
         (Some((fault, session)), _) => faulty_json(engine, &session, &fault, body).await,
         (None, Framing::Mode) if engine.spec.response_mode == ResponseMode::Sse => {
             sse::one_event(&body)
         }
         (None, _) => match text {
-            // The capture wrote these bytes already: they are sent, not written again.
-            Some(text) => (
-                status_code(status),
-                [(header::CONTENT_TYPE, "application/json")],
-                text.to_bytes(),
-            )
-                .into_response(),
+            Some(text) => json_text(status_code(status), &text),
             None => (status_code(status), axum::Json(body)).into_response(),
         },
     };
+    with_session(response, opened)
+}
+
+/// A JSON body the capture wrote already: its bytes are sent, not written again.
+fn json_text(status: StatusCode, text: &crate::log::Json) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        text.to_bytes(),
+    )
+        .into_response()
+}
+
+/// Hands out the session an answer opened (`initialize`).
+fn with_session(mut response: Response, opened: Option<String>) -> Response {
     if let Some(id) = opened
         && let Ok(value) = HeaderValue::from_str(&id)
     {

@@ -35,6 +35,16 @@ pub(crate) fn one_event(message: &Value) -> Response {
     sse_response(Body::from(format!("event: message\ndata: {message}\n\n")))
 }
 
+/// [`one_event`] for a message already written as JSON text (one line: JSON text that
+/// `serde_json` writes compactly has no newline).
+pub(crate) fn one_event_text(message: &[u8]) -> Response {
+    let mut event = Vec::with_capacity(message.len() + 24);
+    event.extend_from_slice(b"event: message\ndata: ");
+    event.extend_from_slice(message);
+    event.extend_from_slice(b"\n\n");
+    sse_response(Body::from(event))
+}
+
 /// An SSE body that reads a session stream: one event per message, with its id, and a
 /// comment as keep-alive while idle. Each message is captured when it is written. `shape`
 /// is how a faulted request's stream misbehaves (see `Shape`); `hang` holds a

@@ -214,6 +214,13 @@ async fn deliver(engine: &Arc<Engine>, outcome: Outcome, out: &Queue, slot: &Slo
     match outcome {
         Outcome::Accepted => {}
         Outcome::Reply(reply) => reply_lines(engine, reply, out, slot).await,
+        Outcome::Written { text, opened } => {
+            if let Some(id) = opened {
+                open_session(engine, &id, out, slot);
+            }
+            let line = String::from_utf8_lossy(text.text()).into_owned();
+            let _ = out.send(Out::Line(line)).await;
+        }
         Outcome::Stream(streamed) => stream_lines(engine, streamed, out).await,
         Outcome::Listen(listening) => listen_lines(engine, *listening, out).await,
         // An HTTP status means nothing on a byte stream: the request goes unanswered.
