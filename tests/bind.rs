@@ -186,3 +186,39 @@ async fn a_copy_of_a_served_tool_changed_after_is_served_changed_and_checked_aga
     let error = refused.expect_err("an input schema that is not an object schema");
     assert!(error.to_string().contains("inputSchema"), "{error}");
 }
+
+/// A fixture on the default address leaves its server with a listener its runtime already
+/// waits on, which starts serving when the first client connects (benches/README.md,
+/// "Start without waking the runtime"): a client that comes late is served, and a fixture
+/// no client ever reached still shuts down and closes its port.
+#[tokio::test]
+async fn a_fixture_serves_a_late_first_client_and_shuts_down_when_none_came() {
+    // Arrange: fixtures that stop leave a spare on every runtime of the pool.
+    for _ in 0..8 {
+        let server = MockMcpServer::builder().start().await;
+        tokio::time::timeout(common::PATIENCE, server.shutdown())
+            .await
+            .expect("a fixture no client reached shuts down");
+    }
+    let late = MockMcpServer::builder().tool(Tool::echo()).start().await;
+    let quiet = MockMcpServer::builder().tool(Tool::echo()).start().await;
+    let quiet_addr = quiet.address();
+
+    // Act
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let client = common::connect(&late.url()).await;
+    let echoed = common::call_ok(&client, "echo", serde_json::json!({ "message": "late" })).await;
+    let shut = tokio::time::timeout(common::PATIENCE, quiet.shutdown()).await;
+
+    // Assert
+    assert_eq!(common::text(&echoed), "late");
+    assert!(shut.is_ok(), "shutdown of a fixture no client reached returned");
+    let after = reqwest::Client::new()
+        .post(format!("http://{quiet_addr}/mcp"))
+        .header("content-type", "application/json")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .send()
+        .await;
+    assert!(after.is_err(), "nothing answers on {quiet_addr}: {after:?}");
+    let _ = client.cancel().await;
+}

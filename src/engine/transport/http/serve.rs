@@ -32,6 +32,9 @@ pub(crate) struct Running {
     pub(crate) connections: Connections,
     stop: Option<oneshot::Sender<()>>,
     stopped: Option<oneshot::Receiver<()>>,
+    /// The spare this server was left with, woken when it stops (its server may not have
+    /// started: no client came).
+    claim: Option<Arc<spare::Claim>>,
 }
 
 /// The builder method that raises the fixture's connection cap, named by its refusals.
@@ -50,8 +53,8 @@ pub(crate) fn spawn(
         source,
     };
     let (index, runtime) = pool::next()?;
-    let (listener, addr) = match spare::take(index, addr) {
-        Some(spare) => (spare.listener, spare.addr),
+    let (listening, addr) = match spare::take(index, addr) {
+        Some(spare) => (Listening::Spare(spare.claim), spare.addr),
         None => {
             let listener = TcpListener::bind(addr).map_err(bind_error)?;
             listener.set_nonblocking(true).map_err(bind_error)?;
@@ -59,7 +62,7 @@ pub(crate) fn spawn(
             // Registered here, on the runtime's reactor, so a bad listener fails `start`.
             let _entered = runtime.enter();
             let listener = tokio::net::TcpListener::from_std(listener).map_err(bind_error)?;
-            (listener, addr)
+            (Listening::Bound(listener), addr)
         }
     };
     // Served alone on loopback, the engine refuses other Host names (DNS rebinding).
@@ -70,8 +73,8 @@ pub(crate) fn spawn(
     let served = scope.clone();
     let endpoint = Endpoint::new(engine.clone(), "/mcp");
     let scope_of_serve = scope.clone();
-    // One task for both halves: a spawn from the test's thread wakes the pool thread.
-    runtime.spawn(async move {
+    // One future for both halves, so one task runs the server.
+    let serve = move |listener: tokio::net::TcpListener, first: Option<tokio::net::TcpStream>| async move {
         let stopping = async {
             // A stop, or the `Running` dropped without one.
             let _ = stop_rx.await;
@@ -92,6 +95,7 @@ pub(crate) fn spawn(
             let ended = scope_of_serve.clone();
             listener::serve_scoped(
                 listener,
+                first,
                 endpoint.into(),
                 connections,
                 MAX_CONNECTIONS_SETTING,
@@ -103,7 +107,20 @@ pub(crate) fn spawn(
         };
         tokio::join!(stopping, serving);
         spare::refill(index);
-    });
+    };
+    let claim = match listening {
+        // The spare starts it: no task is handed to the runtime's thread now.
+        Listening::Spare(claim) => {
+            claim.hand(Box::new(move |listener, first| {
+                Box::pin(serve(listener, first))
+            }));
+            Some(claim)
+        }
+        Listening::Bound(listener) => {
+            runtime.spawn(serve(listener, None));
+            None
+        }
+    };
     Ok(Running {
         addr,
         runtime,
@@ -112,7 +129,16 @@ pub(crate) fn spawn(
         connections,
         stop: Some(stop_tx),
         stopped: Some(stopped_rx),
+        claim,
     })
+}
+
+/// Where a server's listener comes from.
+enum Listening {
+    /// Bound for this server: its task is spawned at once.
+    Bound(tokio::net::TcpListener),
+    /// A spare already waiting on the runtime, which starts the server.
+    Spare(Arc<spare::Claim>),
 }
 
 impl Running {
@@ -130,11 +156,20 @@ impl Running {
         Ok(opened)
     }
 
-    /// Stops the server and waits until its sockets are closed.
-    pub(crate) async fn stop(&mut self) {
+    /// Tells the server to stop, starting it first if it was left with a spare no client
+    /// has reached yet.
+    fn signal_stop(&mut self) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+        if let Some(claim) = self.claim.take() {
+            claim.wake();
+        }
+    }
+
+    /// Stops the server and waits until its sockets are closed.
+    pub(crate) async fn stop(&mut self) {
+        self.signal_stop();
         if let Some(stopped) = self.stopped.take() {
             let _ = stopped.await;
         }
@@ -145,8 +180,6 @@ impl Drop for Running {
     fn drop(&mut self) {
         // Only a signal: never join or block here (a test may drop many servers quickly, and
         // from inside a runtime).
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+        self.signal_stop();
     }
 }

@@ -103,6 +103,7 @@ pub(crate) async fn serve(
 ) {
     serve_scoped(
         listener,
+        None,
         Served::Router(router),
         limits,
         setting,
@@ -113,9 +114,11 @@ pub(crate) async fn serve(
 }
 
 /// [`serve`], and every connection is dropped (its socket closed) as soon as `scope` is
-/// cancelled: how a fixture on a shared runtime ends what it served.
+/// cancelled: how a fixture on a shared runtime ends what it served. `first` is a connection
+/// already accepted on `listener` (by the spare that waited on it).
 pub(crate) async fn serve_scoped(
     listener: TcpListener,
+    mut first: Option<TcpStream>,
     service: Served,
     limits: Connections,
     setting: &'static str,
@@ -133,12 +136,15 @@ pub(crate) async fn serve_scoped(
     let (open, mut all_closed) = mpsc::channel::<()>(1);
     tokio::pin!(shutdown);
     loop {
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            () = &mut shutdown => break,
+        let accepted = match first.take() {
+            Some(tcp) => Ok(tcp),
+            None => tokio::select! {
+                accepted = listener.accept() => accepted.map(|(tcp, _)| tcp),
+                () = &mut shutdown => break,
+            },
         };
         let tcp = match accepted {
-            Ok((tcp, _)) => tcp,
+            Ok(tcp) => tcp,
             Err(error) if is_connection_error(&error) => continue,
             Err(error) => {
                 // Most likely out of file descriptors (EMFILE): wait for some to close, as
