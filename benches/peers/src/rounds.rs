@@ -1,7 +1,8 @@
 //! `startup-rounds N`: start → first `initialize` of every server in alternating rounds, a
 //! fresh process per server per round (`startup KIND` with `PEERS_LIVES=300`), then the
 //! median of the rounds' p50s and, per round, the fixture's time over wiremock's and over
-//! bare axum's. A host whose speed drifts between runs (this one's moved by 1.5× within an
+//! bare axum's; and the median first life of a process (what a runner that starts a process
+//! per test pays every test). A host whose speed drifts between runs (this one's moved by 1.5× within an
 //! hour) moves every server of a round alike, so the per-round ratios hold where the
 //! absolute figures do not.
 
@@ -20,6 +21,7 @@ pub fn run(rounds: usize) -> Result<(), Failure> {
     // Per kind: the rounds' p50s and `start()` p50s, in µs.
     let mut p50s = vec![Vec::new(); KINDS.len()];
     let mut starts = vec![Vec::new(); KINDS.len()];
+    let mut firsts = vec![Vec::new(); KINDS.len()];
     for round in 0..rounds {
         for k in 0..KINDS.len() {
             // Each round starts one server later in the list, as `compare` does.
@@ -44,6 +46,7 @@ pub fn run(rounds: usize) -> Result<(), Failure> {
             };
             p50s[index].push(read("p50_us")?);
             starts[index].push(read("start_alone_p50_us")?);
+            firsts[index].push(read("first_life_us")?);
         }
     }
     let ratio =
@@ -58,6 +61,8 @@ pub fn run(rounds: usize) -> Result<(), Failure> {
                 "p50_min_us": p50s[k].iter().copied().fold(f64::INFINITY, f64::min),
                 "p50_max_us": p50s[k].iter().copied().fold(0.0, f64::max),
                 "start_alone_us": median(starts[k].clone()),
+                // The first life of each fresh process: lazy initialisation included.
+                "first_life_us": median(firsts[k].clone()),
             })
         })
         .collect();
