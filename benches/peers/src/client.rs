@@ -37,6 +37,10 @@ impl Connection {
         let (addr, path) = parse_url(url)?;
         let tcp = tokio::net::TcpStream::connect(addr).await?;
         tcp.set_nodelay(true)?;
+        // Closed with a reset, so no connection of the bench lingers in TIME_WAIT: a run
+        // leaves tens of thousands of them, and while they last (60 s) every connect and
+        // bind searches past them, which moved start-up figures by 3× between runs.
+        tcp.set_zero_linger()?;
         let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await?;
         tokio::spawn(async move {
             let _ = connection.await;
