@@ -212,7 +212,10 @@ async fn a_fixture_serves_a_late_first_client_and_shuts_down_when_none_came() {
 
     // Assert
     assert_eq!(common::text(&echoed), "late");
-    assert!(shut.is_ok(), "shutdown of a fixture no client reached returned");
+    assert!(
+        shut.is_ok(),
+        "shutdown of a fixture no client reached returned"
+    );
     let after = reqwest::Client::new()
         .post(format!("http://{quiet_addr}/mcp"))
         .header("content-type", "application/json")
