@@ -1,9 +1,13 @@
 //! What a server declares of itself: its `capabilities` and its `serverInfo`. Typed, so the
-//! `initialize` answer writes them straight to JSON text; the other places that want them
-//! as values (`server/discover`, modern results, the manifest) convert them.
+//! `initialize` answer writes them straight to JSON text (the capabilities once per process);
+//! the other places that want them as values (`server/discover`, modern results, the manifest)
+//! convert them.
+
+use std::sync::OnceLock;
 
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::Engine;
 use crate::spec::ProtocolVersion;
@@ -78,26 +82,13 @@ impl Engine {
     /// declares `tasks` when a tool can run as a task (2025-11-25 `basic/utilities/tasks`,
     /// "Server Capabilities").
     pub(crate) fn declared(&self, legacy: Option<ProtocolVersion>) -> Capabilities {
-        let listed = || ListChanged { list_changed: true };
-        Capabilities {
-            tools: listed(),
-            logging: Empty {},
-            completions: Empty {},
-            resources: self.serves_resources().then_some(Subscribable {
-                subscribe: true,
-                list_changed: true,
-            }),
-            prompts: self.serves_prompts().then(listed),
-            tasks: (self.serves_tasks() && legacy == Some(ProtocolVersion::V2025_11_25)).then_some(
-                Tasks {
-                    list: Empty {},
-                    cancel: Empty {},
-                    requests: TaskRequests {
-                        tools: TaskTools { call: Empty {} },
-                    },
-                },
-            ),
-        }
+        Declares::of(self, legacy).capabilities()
+    }
+
+    /// [`declared`](Self::declared) as JSON text ([`CAPABILITIES`]).
+    pub(crate) fn declared_text(&self, legacy: ProtocolVersion) -> &'static RawValue {
+        let declares = Declares::of(self, Some(legacy));
+        CAPABILITIES[declares.index()].get_or_init(|| raw(&declares.capabilities()))
     }
 
     /// [`declared`](Self::declared) for a modern request or the manifest, as a value.
@@ -123,7 +114,94 @@ impl Engine {
     }
 }
 
+/// `capabilities` as JSON text, one per set of optional capabilities ([`Declares::index`]),
+/// written once per process: every `initialize` answer escaped the same constant names
+/// again, which a debug build does a byte at a time.
+static CAPABILITIES: [OnceLock<Box<RawValue>>; 8] = [const { OnceLock::new() }; 8];
+
+/// Which optional capabilities a server declares, read once so that a text and its index
+/// agree.
+#[derive(Debug, Clone, Copy)]
+struct Declares {
+    resources: bool,
+    prompts: bool,
+    tasks: bool,
+}
+
+impl Declares {
+    fn of(engine: &Engine, legacy: Option<ProtocolVersion>) -> Declares {
+        Declares {
+            resources: engine.serves_resources(),
+            prompts: engine.serves_prompts(),
+            tasks: engine.serves_tasks() && legacy == Some(ProtocolVersion::V2025_11_25),
+        }
+    }
+
+    fn index(self) -> usize {
+        usize::from(self.resources) | usize::from(self.prompts) << 1 | usize::from(self.tasks) << 2
+    }
+
+    fn capabilities(self) -> Capabilities {
+        let listed = || ListChanged { list_changed: true };
+        Capabilities {
+            tools: listed(),
+            logging: Empty {},
+            completions: Empty {},
+            resources: self.resources.then_some(Subscribable {
+                subscribe: true,
+                list_changed: true,
+            }),
+            prompts: self.prompts.then(listed),
+            tasks: self.tasks.then_some(Tasks {
+                list: Empty {},
+                cancel: Empty {},
+                requests: TaskRequests {
+                    tools: TaskTools { call: Empty {} },
+                },
+            }),
+        }
+    }
+}
+
 /// These types hold only strings, booleans and maps with string keys, which always convert.
 fn to_value(declared: &impl Serialize) -> Value {
     serde_json::to_value(declared).unwrap_or_default()
+}
+
+/// As [`to_value`], to text.
+fn raw(declared: &impl Serialize) -> Box<RawValue> {
+    serde_json::value::to_raw_value(declared).unwrap_or_else(|_| RawValue::NULL.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use super::*;
+    use crate::spec::ServerSpec;
+
+    #[test]
+    fn each_set_of_capabilities_is_written_as_its_own_text() {
+        let engine = Engine::for_tests(ServerSpec::new("texts"));
+        let version = ProtocolVersion::V2025_11_25;
+        for index in 0..8_usize {
+            let (resources, prompts, tasks) = (index & 1 != 0, index & 2 != 0, index & 4 != 0);
+            engine.serves_resources.store(resources, Ordering::Release);
+            engine.serves_prompts.store(prompts, Ordering::Release);
+            engine.serves_tasks.store(tasks, Ordering::Release);
+
+            let text: Value =
+                serde_json::from_str(engine.declared_text(version).get()).expect("JSON text");
+
+            assert_eq!(text, to_value(&engine.declared(Some(version))), "{index}");
+            assert_eq!(text.get("resources").is_some(), resources, "{text}");
+            assert_eq!(text.get("prompts").is_some(), prompts, "{text}");
+            assert_eq!(text.get("tasks").is_some(), tasks, "{text}");
+        }
+        // 2025-06-18 has no tasks: a server with a task tool declares none to it.
+        let older: Value =
+            serde_json::from_str(engine.declared_text(ProtocolVersion::V2025_06_18).get())
+                .expect("JSON text");
+        assert!(older.get("tasks").is_none(), "{older}");
+    }
 }

@@ -3,10 +3,11 @@
 use std::sync::Arc;
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::engine::Engine;
-use crate::engine::declared::{Capabilities, ServerInfo};
+use crate::engine::declared::ServerInfo;
 use crate::engine::protocol::era;
 use crate::engine::protocol::jsonrpc::RpcError;
 use crate::engine::state::session::Session;
@@ -17,7 +18,7 @@ use crate::log::Transport;
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Initialized<'a> {
     protocol_version: &'static str,
-    capabilities: Capabilities,
+    capabilities: &'static RawValue,
     server_info: ServerInfo<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     instructions: Option<&'a str>,
@@ -66,7 +67,7 @@ pub(crate) fn initialize(
         .create(version, client_info, capabilities, transport);
     let result = Initialized {
         protocol_version: version.as_str(),
-        capabilities: engine.declared(Some(version)),
+        capabilities: engine.declared_text(version),
         server_info: engine.identity(),
         instructions: engine.spec.instructions.as_deref(),
     };
