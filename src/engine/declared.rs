@@ -80,20 +80,15 @@ impl Engine {
     /// when the server has some (server/index: capabilities must match what is served);
     /// logging and completions always are. A 2025-11-25 `initialize` (`legacy`) also
     /// declares `tasks` when a tool can run as a task (2025-11-25 `basic/utilities/tasks`,
-    /// "Server Capabilities").
-    pub(crate) fn declared(&self, legacy: Option<ProtocolVersion>) -> Capabilities {
-        Declares::of(self, legacy).capabilities()
-    }
-
-    /// [`declared`](Self::declared) as JSON text ([`CAPABILITIES`]).
+    /// "Server Capabilities"). As JSON text, for `initialize` ([`CAPABILITIES`]).
     pub(crate) fn declared_text(&self, legacy: ProtocolVersion) -> &'static RawValue {
         let declares = Declares::of(self, Some(legacy));
         CAPABILITIES[declares.index()].get_or_init(|| raw(&declares.capabilities()))
     }
 
-    /// [`declared`](Self::declared) for a modern request or the manifest, as a value.
+    /// For a modern request or the manifest, as a value.
     pub(crate) fn capabilities(&self) -> Value {
-        to_value(&self.declared(None))
+        to_value(&Declares::of(self, None).capabilities())
     }
 
     /// `serverInfo`.
@@ -193,7 +188,8 @@ mod tests {
             let text: Value =
                 serde_json::from_str(engine.declared_text(version).get()).expect("JSON text");
 
-            assert_eq!(text, to_value(&engine.declared(Some(version))), "{index}");
+            let typed = Declares::of(&engine, Some(version)).capabilities();
+            assert_eq!(text, to_value(&typed), "{index}");
             assert_eq!(text.get("resources").is_some(), resources, "{text}");
             assert_eq!(text.get("prompts").is_some(), prompts, "{text}");
             assert_eq!(text.get("tasks").is_some(), tasks, "{text}");

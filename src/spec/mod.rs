@@ -156,6 +156,20 @@ fn empty_object_schema() -> Value {
     json!({ "type": "object" })
 }
 
+/// The process's one `echo` spec ([`ToolSpec::echo_shared`]).
+static ECHO: LazyLock<Arc<ToolSpec>> = LazyLock::new(|| {
+    Arc::new(ToolSpec {
+        description: Some("Returns the `message` argument.".into()),
+        input_schema: json!({
+            "type": "object",
+            "properties": { "message": { "type": "string", "description": "The text to return." } },
+            "required": ["message"]
+        }),
+        template: json!({ "content": [{ "type": "text", "text": "${args.message}" }] }),
+        ..ToolSpec::new("echo")
+    })
+});
+
 impl ToolSpec {
     /// A published tool with an empty object schema and the default template.
     pub fn new(name: impl Into<String>) -> Self {
@@ -190,19 +204,12 @@ impl ToolSpec {
     /// `echo`, one copy for the process: a suite starts it in most of its fixtures, and
     /// sharing it costs less than building its JSON again or copying it.
     pub(crate) fn echo_shared() -> Arc<Self> {
-        static ECHO: LazyLock<Arc<ToolSpec>> = LazyLock::new(|| {
-            Arc::new(ToolSpec {
-                description: Some("Returns the `message` argument.".into()),
-                input_schema: json!({
-                    "type": "object",
-                    "properties": { "message": { "type": "string", "description": "The text to return." } },
-                    "required": ["message"]
-                }),
-                template: json!({ "content": [{ "type": "text", "text": "${args.message}" }] }),
-                ..ToolSpec::new("echo")
-            })
-        });
         ECHO.clone()
+    }
+
+    /// Whether `tool` is [`echo_shared`](Self::echo_shared)'s very copy.
+    pub(crate) fn is_echo_shared(tool: &Arc<Self>) -> bool {
+        Arc::ptr_eq(tool, &ECHO)
     }
 
     /// The tool as a 2025-11-25 session's `tools/list` shows it: with

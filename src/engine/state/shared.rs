@@ -43,7 +43,7 @@ pub(crate) fn tool(tool: Arc<ToolSpec>) -> Arc<ToolSpec> {
 /// `Weak` keeps its allocation from being reused for another. So the first fixture of a
 /// process that serves only `echo` does not compile a JSON Schema metaschema.
 pub(crate) fn vetted(tool: &Arc<ToolSpec>) -> bool {
-    if Arc::ptr_eq(tool, &ToolSpec::echo_shared()) {
+    if ToolSpec::is_echo_shared(tool) {
         return true;
     }
     let shared = SHARED.lock().unwrap_or_else(|p| p.into_inner());

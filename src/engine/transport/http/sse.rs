@@ -32,7 +32,7 @@ pub(crate) fn session_stream(
 
 /// A whole answer as one event (a server in SSE response mode).
 pub(crate) fn one_event(message: &Value) -> Response {
-    sse_response(Body::from(format!("event: message\ndata: {message}\n\n")))
+    one_event_text(message.to_string().as_bytes())
 }
 
 /// [`one_event`] for a message already written as JSON text (one line: JSON text that
