@@ -4,14 +4,16 @@
 //! ([`required`]), and the header and `_meta` names.
 //!
 //! Pure rules on values: nothing here holds state, touches a socket or knows the engine, so
-//! every other engine module may use it and it uses none of them (only `validate`'s
-//! `x-mcp-header` reading and `spec`).
+//! every other engine module may use it and it uses none of them (only `spec`). The
+//! `x-mcp-header` annotations a modern request's headers follow are here too
+//! ([`param_headers`]).
 
 pub(crate) mod era;
 pub(crate) mod garble;
 pub(crate) mod jsonrpc;
 pub(crate) mod method;
 pub(crate) mod modern;
+pub(crate) mod param_headers;
 pub(crate) mod required;
 
 /// The legacy session header (names are case-insensitive; `http` stores them lower-case).

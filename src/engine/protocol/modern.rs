@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 
 use super::jsonrpc::{RpcError, code};
 use super::method::{INITIALIZE, Method};
+use super::param_headers::{is_tchar, param_headers};
 use super::required;
 use super::{SESSION_HEADER, Status, VERSION_HEADER};
-use crate::engine::validate::headers::{is_tchar, param_headers};
 use crate::spec::{LogLevel, ProtocolVersion, Step, ToolSpec};
 
 /// `_meta` keys of a modern request (`basic/index.mdx`, "Request metadata").
