@@ -7,6 +7,7 @@
 
 mod buffer;
 mod clip;
+mod headers;
 mod json;
 mod oauth;
 mod order;
@@ -18,6 +19,7 @@ mod transcript;
 
 pub(crate) use buffer::{DEFAULT_LOG_BYTES, DEFAULT_LOG_LIMIT, MIN_LOG_BYTES, TrafficLog};
 pub(crate) use clip::{MAX_CAPTURED_BYTES, clip_bytes, clip_json, clip_json_noting, clip_text};
+pub use headers::{HeaderIter, Headers};
 pub use json::Json;
 pub use oauth::{AuthorizeRequest, Challenge, ClientAuth, OAuthLog, Registration, TokenRequest};
 pub use query::{FiredFault, HttpQuery, Log, McpQuery, ToolCall};

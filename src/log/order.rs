@@ -121,6 +121,7 @@ fn session_of<'a>(records: &'a [Record], index: &HashMap<u64, usize>, i: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::log::Headers;
     use crate::log::record::RpcMessage;
     use crate::log::{Transcript, TranscriptEntry};
     use chrono::Utc;
@@ -150,10 +151,10 @@ mod tests {
                 method: method.into(),
                 path: "/mcp".into(),
                 query: None,
-                request_headers: vec![(SESSION_HEADER.into(), session.into())],
+                request_headers: [(SESSION_HEADER, session)].into_iter().collect(),
                 request_body: None,
                 status: Some(200),
-                response_headers: vec![("content-type".into(), content_type.into())],
+                response_headers: [("content-type", content_type)].into_iter().collect(),
                 response_body: None,
                 duration_ms: None,
                 stream_of: None,
@@ -171,10 +172,10 @@ mod tests {
                 method: method.into(),
                 path: "/mcp".into(),
                 query: None,
-                request_headers: Vec::new(),
+                request_headers: Headers::new(),
                 request_body: None,
                 status: None,
-                response_headers: Vec::new(),
+                response_headers: Headers::new(),
                 response_body: None,
                 duration_ms: None,
                 stream_of: Some(of),

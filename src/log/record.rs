@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::headers::Headers;
 use super::json::Json;
 
 /// The header that names a legacy session, as the log stores header names (lowercase).
@@ -72,7 +73,7 @@ pub struct HttpExchange {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
     /// Request headers in arrival order, names lower-case.
-    pub request_headers: Vec<(String, String)>,
+    pub request_headers: Headers,
     /// The request body: JSON when it parses, else text; `None` when empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_body: Option<Json>,
@@ -81,7 +82,7 @@ pub struct HttpExchange {
     pub status: Option<u16>,
     /// Response headers, names lower-case.
     #[serde(default)]
-    pub response_headers: Vec<(String, String)>,
+    pub response_headers: Headers,
     /// The response body, unless it was an event stream (its messages are `mcp` records).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_body: Option<Json>,
@@ -171,20 +172,13 @@ impl FailureCause {
 impl HttpExchange {
     /// The value of the first request header named `name` (case-insensitive).
     pub fn request_header(&self, name: &str) -> Option<&str> {
-        find_header(&self.request_headers, name)
+        self.request_headers.get(name)
     }
 
     /// The value of the first response header named `name` (case-insensitive).
     pub fn response_header(&self, name: &str) -> Option<&str> {
-        find_header(&self.response_headers, name)
+        self.response_headers.get(name)
     }
-}
-
-fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.as_str())
 }
 
 /// The shape of a JSON-RPC message.

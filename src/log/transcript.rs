@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::headers::Headers;
 use super::order::canonical;
 use super::record::{Entry, HttpKind, Record, RpcKind, SESSION_HEADER, Transport};
 
@@ -195,21 +196,19 @@ impl Sessions {
     }
 
     /// The kept headers as an object; a repeated header's values are joined with `, `.
-    fn headers(&mut self, headers: &[(String, String)]) -> Map<String, Value> {
+    fn headers(&mut self, headers: &Headers) -> Map<String, Value> {
         let mut kept = Map::new();
         let pairs: Vec<(String, String)> = headers
             .iter()
-            .filter(|(name, _)| {
-                KEPT_HEADERS.contains(&name.as_str()) || name.starts_with("mcp-param-")
-            })
+            .filter(|(name, _)| KEPT_HEADERS.contains(name) || name.starts_with("mcp-param-"))
             .map(|(name, value)| {
-                let value = match name.as_str() {
+                let value = match name {
                     SESSION_HEADER => self.label(value),
                     "authorization" => mask_credentials(value),
                     "origin" => strip_port(value),
-                    _ => value.clone(),
+                    _ => value.to_string(),
                 };
-                (name.clone(), value)
+                (name.to_string(), value)
             })
             .collect();
         for (name, value) in pairs {
@@ -253,7 +252,11 @@ impl Scrub {
                     && !port.is_empty()
                     && port.chars().all(|c| c.is_ascii_digit())
                 {
-                    push(&mut replacements, value.clone(), format!("{host}:[port]"));
+                    push(
+                        &mut replacements,
+                        value.to_string(),
+                        format!("{host}:[port]"),
+                    );
                     push(
                         &mut replacements,
                         format!("{host}%3A{port}"),

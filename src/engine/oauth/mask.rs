@@ -23,11 +23,14 @@ fn is_secret(name: &str) -> bool {
     SECRETS.contains(&name)
 }
 
+/// Whether the capture keeps only a part of this header's value ([`header`]).
+pub(crate) fn is_masked_header(name: &str) -> bool {
+    name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("proxy-authorization")
+}
+
 /// A header value as captured: `Authorization` keeps only its scheme.
 pub(crate) fn header(name: &str, value: String) -> String {
-    if !name.eq_ignore_ascii_case("authorization")
-        && !name.eq_ignore_ascii_case("proxy-authorization")
-    {
+    if !is_masked_header(name) {
         return value;
     }
     match value.split_once(' ') {

@@ -36,7 +36,7 @@ use super::query::{CHUNK, Params, param, params};
 use super::{EXPORT_CHUNK, source_of};
 use crate::cli::App;
 use crate::cli::api::ApiError;
-use crate::log::{Entry, HttpExchange, HttpKind, Record, TrafficLog};
+use crate::log::{Entry, Headers, HttpExchange, HttpKind, Record, TrafficLog};
 
 /// What a masked value reads as (the UI's Copy as curl writes the same).
 pub(super) const MASK: &str = "********";
@@ -349,11 +349,11 @@ fn body_size(exchange: &HttpExchange, request: bool, text: &str) -> i64 {
     }
 }
 
-fn headers(list: &[(String, String)], secrets: bool) -> Vec<Value> {
+fn headers(list: &Headers, secrets: bool) -> Vec<Value> {
     list.iter()
         .map(|(name, value)| {
             let value = if secrets {
-                value.clone()
+                value.to_string()
             } else {
                 mask_header(name, value)
             };
@@ -363,7 +363,7 @@ fn headers(list: &[(String, String)], secrets: bool) -> Vec<Value> {
 }
 
 /// The cookies of the `name` headers (`cookie`: `a=1; b=2`; `set-cookie`: one each).
-fn cookies(list: &[(String, String)], name: &str, secrets: bool) -> Vec<Value> {
+fn cookies(list: &Headers, name: &str, secrets: bool) -> Vec<Value> {
     let mut out = Vec::new();
     for (_, value) in list.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)) {
         let pairs: Vec<&str> = if name == "cookie" {

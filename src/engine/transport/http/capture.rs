@@ -18,7 +18,8 @@ use crate::engine::capture::{ExchangeId, millis};
 use crate::engine::oauth::mask;
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 use crate::log::{
-    Entry, HttpExchange, HttpKind, Json, MAX_CAPTURED_BYTES, clip_bytes, clip_json, clip_text,
+    Entry, Headers, HttpExchange, HttpKind, Json, MAX_CAPTURED_BYTES, clip_bytes, clip_json,
+    clip_text,
 };
 
 /// Around `next`: one `http` record per exchange, the body limit, and the stream's end.
@@ -77,7 +78,7 @@ where
             request_headers,
             request_body,
             status: None,
-            response_headers: Vec::new(),
+            response_headers: Headers::new(),
             response_body: None,
             duration_ms: None,
             stream_of: None,
@@ -98,11 +99,7 @@ where
     let status = response.status().as_u16();
     let (mut response_headers, headers_cut) = header_list(response.headers());
     if secret {
-        for (name, value) in &mut response_headers {
-            if name == "location" {
-                *value = mask::url(value);
-            }
-        }
+        response_headers = response_headers.map_values("location", mask::url);
     }
     let elapsed = millis(started);
     // A fault's body that breaks off on purpose: collecting it would swallow the break.
@@ -184,10 +181,10 @@ impl Drop for StreamEnd {
                 method,
                 path,
                 query: None,
-                request_headers: Vec::new(),
+                request_headers: Headers::new(),
                 request_body: None,
                 status: None,
-                response_headers: Vec::new(),
+                response_headers: Headers::new(),
                 response_body: None,
                 duration_ms: Some(millis(self.started)),
                 stream_of: Some(self.of),
@@ -232,21 +229,29 @@ fn is_event_stream(headers: &HeaderMap) -> bool {
 }
 
 /// The headers as captured, and whether a value was cut (`log::clip`): `Authorization`
-/// values keep only their scheme.
-fn header_list(headers: &HeaderMap) -> (Vec<(String, String)>, bool) {
-    let mut cut = false;
-    let list = headers
+/// values keep only their scheme. A value is copied once, into the list's one string,
+/// unless it has to be masked, cut or mended (not UTF-8).
+fn header_list(headers: &HeaderMap) -> (Headers, bool) {
+    let bytes = headers
         .iter()
-        .map(|(name, value)| {
-            let value = mask::header(
-                name.as_str(),
-                String::from_utf8_lossy(value.as_bytes()).into_owned(),
-            );
-            let (value, was_cut) = clip_text(value);
-            cut |= was_cut;
-            (name.as_str().to_string(), value)
-        })
-        .collect();
+        .map(|(name, value)| name.as_str().len() + value.len().min(MAX_CAPTURED_BYTES))
+        .sum();
+    let mut list = Headers::with_capacity(headers.len(), bytes);
+    let mut cut = false;
+    for (name, value) in headers {
+        let name = name.as_str();
+        let text = match std::str::from_utf8(value.as_bytes()) {
+            Ok(text) if text.len() <= MAX_CAPTURED_BYTES && !mask::is_masked_header(name) => {
+                list.push(name, text);
+                continue;
+            }
+            Ok(text) => text.to_string(),
+            Err(_) => String::from_utf8_lossy(value.as_bytes()).into_owned(),
+        };
+        let (text, was_cut) = clip_text(mask::header(name, text));
+        cut |= was_cut;
+        list.push(name, &text);
+    }
     (list, cut)
 }
 
