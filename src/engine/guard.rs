@@ -7,6 +7,7 @@
 //! connected. They are compared as SHA-256 digests in constant time, every key each time, so
 //! the answer's timing says neither how much of a key matched nor which key it was.
 
+use std::borrow::Cow;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -188,11 +189,12 @@ impl Guard {
         if !self.loopback_listener.load(Ordering::Relaxed) && self.hosts.is_empty() {
             return None;
         }
+        // Borrowed when it is text, as it nearly always is: no copy per request.
         let authority = request
             .headers()
             .get(header::HOST)
-            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-            .or_else(|| request.uri().authority().map(|a| a.to_string()));
+            .map(|v| String::from_utf8_lossy(v.as_bytes()))
+            .or_else(|| request.uri().authority().map(|a| Cow::Borrowed(a.as_str())));
         let Some(authority) = authority else {
             return Some(forbidden(
                 "Forbidden: the request has no Host header; this server answers only requests that name it"
@@ -390,7 +392,7 @@ fn forbidden(message: String) -> Response {
 
 /// Splits `host[:port]` or `[v6][:port]` into a lower-case host (brackets kept for IPv6)
 /// and the port; `None` for text that is no authority.
-fn split_authority(authority: &str) -> Option<(String, Option<u16>)> {
+fn split_authority(authority: &str) -> Option<(Cow<'_, str>, Option<u16>)> {
     let (host, port) = if authority.starts_with('[') {
         let end = authority.find(']')?;
         let (host, rest) = authority.split_at(end + 1);
@@ -411,7 +413,12 @@ fn split_authority(authority: &str) -> Option<(String, Option<u16>)> {
     if host.is_empty() {
         return None;
     }
-    Some((host.to_ascii_lowercase(), port))
+    let host = if host.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(host.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(host)
+    };
+    Some((host, port))
 }
 
 fn is_loopback_host(host: &str) -> bool {
@@ -470,7 +477,7 @@ impl HostPattern {
         }
         Ok(HostPattern {
             source: entry.to_string(),
-            host,
+            host: host.into_owned(),
             port,
         })
     }

@@ -8,6 +8,8 @@
 //! The header checks are Streamable HTTP's: a transport without headers (a byte stream)
 //! passes `None` and only the `_meta` rules apply.
 
+use std::borrow::Cow;
+
 use base64::Engine as _;
 use http::HeaderMap;
 use serde_json::{Value, json};
@@ -136,10 +138,14 @@ pub(crate) fn versions_list(versions: &[ProtocolVersion]) -> String {
         .join(", ")
 }
 
-fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
+/// A header's value, trimmed; borrowed unless it had to be mended (not UTF-8).
+fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Option<Cow<'a, str>> {
     headers
         .get(name)
-        .map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_string())
+        .map(|v| match String::from_utf8_lossy(v.as_bytes()) {
+            Cow::Borrowed(text) => Cow::Borrowed(text.trim()),
+            Cow::Owned(text) => Cow::Owned(text.trim().to_string()),
+        })
 }
 
 fn mismatch(message: String) -> Refusal {

@@ -20,7 +20,13 @@ pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) ->
     let limit = engine.limits.max_body_bytes;
     let (parts, body) = request.into_parts();
     let mut inbound = inbound(parts);
-    let body = axum::body::to_bytes(body, limit).await.ok();
+    // The capture already read the body whole and kept its text: parsed from there, it is
+    // not collected a second time.
+    let received = inbound.text.clone();
+    let body = match &received {
+        Some(text) => Some(Body::Kept(text.text())),
+        None => axum::body::to_bytes(body, limit).await.ok().map(Body::Read),
+    };
     let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
     if let Some(rejection) = origin_rejection(&engine, headers) {
         return rejection;
@@ -39,7 +45,11 @@ pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) ->
             "the request body is too large",
         );
     };
-    let outcome = match serde_json::from_slice::<Value>(&body) {
+    let body = match &body {
+        Body::Kept(text) => text,
+        Body::Read(bytes) => &bytes[..],
+    };
+    let outcome = match serde_json::from_slice::<Value>(body) {
         Ok(Value::Array(batch)) => {
             // Each message of a batch is recorded alone, not as the body's text.
             inbound.text = None;
@@ -47,9 +57,15 @@ pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) ->
         }
         Ok(message) => pipeline::message(&engine, &inbound, message).await,
         Err(error) => {
-            let text = String::from_utf8_lossy(&body).into_owned();
+            let text = String::from_utf8_lossy(body).into_owned();
             pipeline::unparsable(&engine, &inbound, text, &error.to_string())
         }
     };
     render(&engine, outcome, inbound.exchange).await
+}
+
+/// A POST body: the text the capture kept, or the bytes read here.
+enum Body<'a> {
+    Kept(&'a [u8]),
+    Read(bytes::Bytes),
 }
