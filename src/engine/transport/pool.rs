@@ -10,6 +10,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{LazyLock, Mutex};
+use std::time::Duration;
 
 use tokio::runtime::Handle;
 use tokio_util::sync::CancellationToken;
@@ -50,7 +51,17 @@ pub(crate) fn next() -> Result<(usize, Handle), Error> {
     Ok((index, handle))
 }
 
+/// How often a pool runtime's clock ticks while nothing else is timed ([`start`]).
+const TICK: Duration = Duration::from_secs(5);
+
 /// A current-thread runtime driven for the rest of the process by a thread of its own.
+///
+/// The thread keeps one timer going off every [`TICK`]. tokio wakes its reactor with a
+/// system call whenever a timer is set to go off before the reactor's next wake-up, and a
+/// runtime with no timer at all counts every timer as sooner: so each connection's
+/// watchdog, set after its first answer, cost the thread a write to its own eventfd and a
+/// turn of its loop (benches/README.md, "Fewer system calls per fixture"). With the tick,
+/// a timeout of more than [`TICK`] (the defaults are 10 s and 60 s) is never the sooner.
 fn start(index: usize) -> Result<Handle, Error> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -59,7 +70,13 @@ fn start(index: usize) -> Result<Handle, Error> {
     let handle = runtime.handle().clone();
     std::thread::Builder::new()
         .name(format!("mcp-decoy-{index}"))
-        .spawn(move || runtime.block_on(std::future::pending::<()>()))
+        .spawn(move || {
+            runtime.block_on(async {
+                loop {
+                    tokio::time::sleep(TICK).await;
+                }
+            })
+        })
         .map_err(Error::Runtime)?;
     Ok(handle)
 }

@@ -4,7 +4,7 @@
 //! thread. Everything the server runs is scoped to it: stopping cancels its connections,
 //! streams and bridges at once, as dropping a runtime of its own would.
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use tokio::sync::oneshot;
@@ -56,12 +56,9 @@ pub(crate) fn spawn(
     let (listening, addr) = match spare::take(index, addr) {
         Some(spare) => (Listening::Spare(spare.claim), spare.addr),
         None => {
-            let listener = TcpListener::bind(addr).map_err(bind_error)?;
-            listener.set_nonblocking(true).map_err(bind_error)?;
-            let addr = listener.local_addr().map_err(bind_error)?;
             // Registered here, on the runtime's reactor, so a bad listener fails `start`.
             let _entered = runtime.enter();
-            let listener = tokio::net::TcpListener::from_std(listener).map_err(bind_error)?;
+            let (listener, addr) = listener::bind(addr).map_err(bind_error)?;
             (Listening::Bound(listener), addr)
         }
     };

@@ -95,7 +95,7 @@ pub(super) fn refill(index: usize) {
     if slot.lock().unwrap_or_else(|p| p.into_inner()).is_some() {
         return;
     }
-    match bind() {
+    match super::listener::bind(default_addr()) {
         Ok((listener, addr)) => {
             let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
             // Another fixture of this runtime may have refilled it meanwhile; one is kept.
@@ -108,13 +108,6 @@ pub(super) fn refill(index: usize) {
         // Not fatal: the next fixture binds its own, and reports the error if it recurs.
         Err(error) => tracing::debug!(%error, "mcp-decoy: no spare listener"),
     }
-}
-
-fn bind() -> std::io::Result<(TcpListener, SocketAddr)> {
-    let listener = std::net::TcpListener::bind(default_addr())?;
-    listener.set_nonblocking(true)?;
-    let addr = listener.local_addr()?;
-    Ok((TcpListener::from_std(listener)?, addr))
 }
 
 /// A spare's wait: until a connection comes or its claim wakes it, then it becomes its

@@ -9,13 +9,14 @@ mod refuse;
 mod watch;
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 #[cfg(feature = "decoy-cli")]
 use axum::Router;
 use hyper_util::rt::TokioIo;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 
@@ -23,6 +24,27 @@ use super::endpoint::Endpoint;
 use crate::engine::transport::pool;
 use crate::error::Error;
 use watch::{Tracked, Watch, Watched};
+
+/// The backlog of a fixture's listener, as the standard library's `TcpListener::bind` sets it.
+const BACKLOG: u32 = 128;
+
+/// Binds a listener on `addr` and registers it with the current runtime's reactor (call it
+/// inside one), with its address: the socket is made non-blocking as it is created, one
+/// system call fewer than binding through the standard library and handing the socket over.
+/// `SO_REUSEADDR` is set as the standard library sets it: a restarted server binds its port
+/// again while its old connections are still closing (TIME_WAIT), and a port of the
+/// system's choosing may be one that only such connections hold.
+pub(crate) fn bind(addr: SocketAddr) -> std::io::Result<(TcpListener, SocketAddr)> {
+    let socket = match addr {
+        SocketAddr::V4(_) => TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => TcpSocket::new_v6()?,
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    let listener = socket.listen(BACKLOG)?;
+    let addr = listener.local_addr()?;
+    Ok((listener, addr))
+}
 
 /// How a listener treats its connections. The defaults suit tests and the app alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
