@@ -10,6 +10,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::Engine;
+use super::protocol::jsonrpc::write_str;
 use crate::spec::ProtocolVersion;
 
 /// `{}`: a capability with no options.
@@ -73,6 +74,32 @@ pub(crate) enum ServerInfo<'a> {
         title: Option<&'a str>,
     },
     Recorded(&'a Value),
+}
+
+impl ServerInfo<'_> {
+    /// Writes this as JSON text, as `serde_json` would (`lifecycle`'s tests hold the two
+    /// equal), without escaping names that need none.
+    pub(crate) fn write(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        match self {
+            ServerInfo::Configured {
+                name,
+                version,
+                title,
+            } => {
+                out.extend_from_slice(br#"{"name":"#);
+                write_str(out, name);
+                out.extend_from_slice(br#","version":"#);
+                write_str(out, version);
+                if let Some(title) = title {
+                    out.extend_from_slice(br#","title":"#);
+                    write_str(out, title);
+                }
+                out.push(b'}');
+                Ok(())
+            }
+            ServerInfo::Recorded(value) => serde_json::to_writer(out, value),
+        }
+    }
 }
 
 impl Engine {

@@ -93,7 +93,7 @@ pub(crate) async fn answer(
             // once, as text, which the record shares and the transport sends.
             if plan.fault.is_none()
                 && engine.replay().is_none()
-                && let Ok(text) = jsonrpc::result_text(id, &initialized)
+                && let Ok(text) = initialized.response_text(id)
             {
                 let text = record.answered_text(text, Some(&session));
                 return Outcome::Written {
