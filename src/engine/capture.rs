@@ -84,20 +84,30 @@ pub(crate) struct Recorder {
     open: bool,
 }
 
+/// What a request's params name: a tool or prompt (`name`), a resource (`uri`), or a task
+/// (`taskId`: `log.mcp().method("tasks/get").name(id)` finds its polls), in that order, read
+/// in one pass over the params rather than three lookups by name.
+fn named(params: &Value) -> Option<&str> {
+    let mut found: [Option<&Value>; 3] = [None; 3];
+    for (key, value) in params.as_object()? {
+        match key.as_str() {
+            "name" => found[0] = Some(value),
+            "uri" => found[1] = Some(value),
+            "taskId" => found[2] = Some(value),
+            _ => {}
+        }
+    }
+    found.into_iter().flatten().next()?.as_str()
+}
+
 impl Recorder {
     /// Records a message from the client.
     pub(crate) fn arrived(engine: &Arc<Engine>, mut arrival: Arrival<'_>) -> Recorder {
         let started = Instant::now();
         let name = arrival
             .params
-            .or_else(|| arrival.message.get("params"))
-            // tasks/* name their task: `log.mcp().method("tasks/get").name(id)` finds its polls.
-            .and_then(|p| {
-                p.get("name")
-                    .or_else(|| p.get("uri"))
-                    .or_else(|| p.get("taskId"))
-            })
-            .and_then(Value::as_str)
+            .or_else(|| jsonrpc::member(&arrival.message, "params"))
+            .and_then(named)
             .map(str::to_string);
         // The log keeps only a cut copy of a large call's arguments, so
         // `assert_valid_arguments` could not check them later: check the whole ones now.

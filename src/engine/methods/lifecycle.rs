@@ -52,22 +52,47 @@ impl Initialized<'_> {
 /// keeps the client's `clientInfo` and `capabilities` (moved out of `params`).
 pub(crate) fn initialize(
     engine: &Engine,
-    mut params: Value,
+    params: Value,
     transport: Transport,
 ) -> Result<(Initialized<'_>, Arc<Session>), RpcError> {
-    let requested = member(&params, "protocolVersion", "a string", Value::is_string)?
-        .as_str()
-        .unwrap_or_default();
-    member(&params, "capabilities", "an object", Value::is_object)?;
-    let client_info = member(&params, "clientInfo", "an object", Value::is_object)?;
-    for field in ["name", "version"] {
-        if !client_info.get(field).is_some_and(Value::is_string) {
+    // One pass over the params, moving out what the session keeps, instead of a lookup by
+    // name (and a hash of the name) for each member read and each member moved.
+    let (mut requested, mut capabilities, mut client_info) = (None, None, None);
+    if let Value::Object(members) = params {
+        for (key, value) in members {
+            match key.as_str() {
+                "protocolVersion" => requested = Some(value),
+                "capabilities" => capabilities = Some(value),
+                "clientInfo" => client_info = Some(value),
+                _ => {}
+            }
+        }
+    }
+    let Some(Value::String(requested)) = requested else {
+        return Err(must_be("protocolVersion", "a string"));
+    };
+    let capabilities = capabilities
+        .filter(Value::is_object)
+        .ok_or_else(|| must_be("capabilities", "an object"))?;
+    let client_info = client_info
+        .filter(Value::is_object)
+        .ok_or_else(|| must_be("clientInfo", "an object"))?;
+    let mut strings = [false; 2];
+    for (key, value) in client_info.as_object().into_iter().flatten() {
+        match key.as_str() {
+            "name" => strings[0] = value.is_string(),
+            "version" => strings[1] = value.is_string(),
+            _ => {}
+        }
+    }
+    for (field, is_string) in ["name", "version"].into_iter().zip(strings) {
+        if !is_string {
             return Err(RpcError::invalid_params(format!(
                 "initialize: `params.clientInfo.{field}` must be a string"
             )));
         }
     }
-    let Some(version) = era::negotiate(requested, &engine.versions) else {
+    let Some(version) = era::negotiate(&requested, &engine.versions) else {
         return Err(RpcError::new(
             crate::engine::protocol::jsonrpc::code::INVALID_REQUEST,
             format!(
@@ -77,15 +102,6 @@ pub(crate) fn initialize(
         )
         .with_data(json!({ "supported": engine.versions.iter().map(|v| v.as_str()).collect::<Vec<_>>(), "requested": requested })));
     };
-    // Both members were checked above: the params are an object that has them.
-    let mut take = |key: &str| {
-        params
-            .as_object_mut()
-            .and_then(|p| p.get_mut(key))
-            .map(Value::take)
-            .unwrap_or_default()
-    };
-    let (client_info, capabilities) = (take("clientInfo"), take("capabilities"));
     let session = engine
         .sessions
         .create(version, client_info, capabilities, transport);
@@ -98,16 +114,9 @@ pub(crate) fn initialize(
     Ok((result, session))
 }
 
-/// `params.<key>`, when `is` holds for it; else `-32602` saying what it must be.
-fn member<'a>(
-    params: &'a Value,
-    key: &str,
-    what: &str,
-    is: fn(&Value) -> bool,
-) -> Result<&'a Value, RpcError> {
-    params.get(key).filter(|value| is(value)).ok_or_else(|| {
-        RpcError::invalid_params(format!("initialize: `params.{key}` must be {what}"))
-    })
+/// `-32602` saying what `params.<key>` must be.
+fn must_be(key: &str, what: &str) -> RpcError {
+    RpcError::invalid_params(format!("initialize: `params.{key}` must be {what}"))
 }
 
 /// `ping` answers an empty result.

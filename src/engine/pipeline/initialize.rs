@@ -16,7 +16,7 @@ use crate::engine::methods::{lifecycle, replay};
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 use crate::engine::protocol::method::INITIALIZE;
 use crate::engine::protocol::modern::versions_list;
-use crate::engine::protocol::{Status, VERSION_HEADER};
+use crate::engine::protocol::{Status, VERSION_HEADER_NAME};
 use crate::log::RpcKind;
 use crate::spec::Fault;
 
@@ -39,7 +39,7 @@ pub(crate) async fn answer(
         )
     };
     let record = Recorder::arrived(engine, arrival);
-    if let Some(sent) = inbound.header(VERSION_HEADER) {
+    if let Some(sent) = inbound.header(&VERSION_HEADER_NAME) {
         if !engine.versions.iter().any(|v| v.as_str() == sent.trim()) {
             let error = RpcError::new(
                 code::INVALID_REQUEST,

@@ -32,13 +32,14 @@ pub(crate) mod stateless;
 use std::sync::Arc;
 
 use http::HeaderMap;
+use http::header::AsHeaderName;
 use serde_json::Value;
 
 use super::Engine;
 use super::capture::{Arrival, ExchangeId, Recorder};
 use super::methods::Principal;
 use super::protocol::jsonrpc::{self, Incoming, RpcError, code};
-use super::protocol::{SESSION_HEADER, Status, modern};
+use super::protocol::{SESSION_HEADER_NAME, Status, modern};
 use super::state::session::Session;
 use crate::log::{Json, RpcKind, Transport};
 pub(crate) use outcome::Outcome;
@@ -68,21 +69,21 @@ pub(crate) struct Inbound {
 
 impl Inbound {
     /// A header's value, when the transport has headers and this one is text.
-    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: impl AsHeaderName) -> Option<&str> {
         self.headers.as_ref()?.get(name)?.to_str().ok()
     }
 
     /// The legacy session the message names (`Mcp-Session-Id`, or the byte stream's own).
     pub(crate) fn named_session(&self) -> Option<&str> {
         match &self.headers {
-            Some(_) => self.header(SESSION_HEADER),
+            Some(_) => self.header(&SESSION_HEADER_NAME),
             None => self.session.as_deref(),
         }
     }
 
     fn names_a_session(&self) -> bool {
         match &self.headers {
-            Some(headers) => headers.contains_key(SESSION_HEADER),
+            Some(headers) => headers.contains_key(&SESSION_HEADER_NAME),
             None => self.session.is_some(),
         }
     }

@@ -14,7 +14,7 @@ use crate::engine::Engine;
 use crate::engine::capture::{Arrival, Recorder};
 use crate::engine::methods::listen::{self, Refused};
 use crate::engine::methods::resources;
-use crate::engine::protocol::VERSION_HEADER;
+use crate::engine::protocol::VERSION_HEADER_NAME;
 use crate::engine::protocol::jsonrpc::{self, Incoming, RpcError, code};
 use crate::engine::protocol::method::Method;
 use crate::engine::protocol::modern::{self, Declared, Served};
@@ -32,7 +32,11 @@ pub(crate) async fn message(
         .and_then(|m| m.get(modern::META_VERSION))
         .and_then(Value::as_str)
         .map(str::to_string)
-        .or_else(|| inbound.header(VERSION_HEADER).map(|v| v.trim().to_string()));
+        .or_else(|| {
+            inbound
+                .header(&VERSION_HEADER_NAME)
+                .map(|v| v.trim().to_string())
+        });
     let classified = jsonrpc::classify_taking(&mut message);
     let (kind, method) = kind_of(&classified);
     let arrival = Arrival {

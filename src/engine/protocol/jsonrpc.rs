@@ -119,7 +119,10 @@ pub(crate) fn classify_taking(message: &mut Value) -> Incoming {
     let mut incoming = classify_as(message, |_| Value::Null);
     if let Incoming::Request { params, .. } | Incoming::Notification { params, .. } = &mut incoming
     {
-        if let Some(slot) = message.get_mut("params") {
+        let slot = message
+            .as_object_mut()
+            .and_then(|object| object.iter_mut().find(|(key, _)| *key == "params"));
+        if let Some((_, slot)) = slot {
             *params = slot.take();
         }
     }
@@ -140,12 +143,13 @@ fn classify_as(message: &Value, keep: impl FnOnce(&Value) -> Value) -> Incoming 
     let Some(object) = message.as_object() else {
         return invalid(Value::Null, "a JSON-RPC message must be a JSON object");
     };
-    let raw_id = object.get("id");
+    let found = Envelope::of(object);
+    let raw_id = found.id;
     let echo_id = match raw_id {
         Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
         _ => Value::Null,
     };
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if found.jsonrpc.and_then(Value::as_str) != Some("2.0") {
         return invalid(echo_id, r#"`jsonrpc` must be the string "2.0""#);
     }
     if let Some(id) = raw_id {
@@ -157,12 +161,12 @@ fn classify_as(message: &Value, keep: impl FnOnce(&Value) -> Value) -> Incoming 
             );
         }
     }
-    let params = object.get("params").unwrap_or(&Value::Null);
+    let params = found.params.unwrap_or(&Value::Null);
     if !(params.is_null() || params.is_object()) {
         return invalid(echo_id, "`params` must be an object");
     }
     let params = keep(params);
-    match (object.get("method"), raw_id) {
+    match (found.method, raw_id) {
         (Some(Value::String(method)), Some(id)) => Incoming::Request {
             id: id.clone(),
             method: method.clone(),
@@ -174,9 +178,7 @@ fn classify_as(message: &Value, keep: impl FnOnce(&Value) -> Value) -> Incoming 
         },
         (Some(_), _) => invalid(echo_id, "`method` must be a string"),
         (None, Some(id)) => {
-            let has_result = object.contains_key("result");
-            let has_error = object.contains_key("error");
-            if has_result == has_error {
+            if found.result == found.error {
                 invalid(
                     echo_id,
                     "a response must have exactly one of `result` and `error`",
@@ -190,6 +192,47 @@ fn classify_as(message: &Value, keep: impl FnOnce(&Value) -> Value) -> Incoming 
             "a message needs `method` (request, notification) or `id` (response)",
         ),
     }
+}
+
+/// The members of a message that classify it, found in one pass over its members: a
+/// message has a handful, and each lookup by name would hash the name (SipHash, which a
+/// debug build runs at about 2 K instructions a key).
+#[derive(Default)]
+struct Envelope<'a> {
+    id: Option<&'a Value>,
+    jsonrpc: Option<&'a Value>,
+    method: Option<&'a Value>,
+    params: Option<&'a Value>,
+    result: bool,
+    error: bool,
+}
+
+impl<'a> Envelope<'a> {
+    fn of(object: &'a Map<String, Value>) -> Envelope<'a> {
+        let mut found = Envelope::default();
+        for (key, value) in object {
+            match key.as_str() {
+                "id" => found.id = Some(value),
+                "jsonrpc" => found.jsonrpc = Some(value),
+                "method" => found.method = Some(value),
+                "params" => found.params = Some(value),
+                "result" => found.result = true,
+                "error" => found.error = true,
+                _ => {}
+            }
+        }
+        found
+    }
+}
+
+/// The member `key` of `value`, found by comparing names rather than by hashing `key`: the
+/// objects of a message are small, and a debug build hashes at about 2 K instructions a key.
+pub(crate) fn member<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
+    value
+        .as_object()?
+        .iter()
+        .find(|(name, _)| *name == key)
+        .map(|(_, value)| value)
 }
 
 fn invalid(id: Value, reason: &str) -> Incoming {

@@ -16,12 +16,20 @@ pub(crate) mod modern;
 pub(crate) mod param_headers;
 pub(crate) mod required;
 
+use http::HeaderName;
+
 /// The legacy session header (names are case-insensitive; `http` stores them lower-case).
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The header every request after `initialize` carries since 2025-06-18, and every
 /// 2026-07-28 request.
 pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// [`SESSION_HEADER`] and [`VERSION_HEADER`] as header names, for the lookups every request
+/// makes: a name given as text is parsed and lower-cased again at each lookup.
+pub(crate) const SESSION_HEADER_NAME: HeaderName = HeaderName::from_static(SESSION_HEADER);
+/// See [`SESSION_HEADER_NAME`].
+pub(crate) const VERSION_HEADER_NAME: HeaderName = HeaderName::from_static(VERSION_HEADER);
 
 /// How an answer stands, in words a transport maps to its own (Streamable HTTP: the status
 /// code; a byte stream: nothing, the JSON-RPC error says it all).

@@ -12,13 +12,14 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 use http::HeaderMap;
+use http::header::AsHeaderName;
 use serde_json::{Value, json};
 
-use super::jsonrpc::{RpcError, code};
+use super::jsonrpc::{RpcError, code, member};
 use super::method::{INITIALIZE, Method};
 use super::param_headers::{is_tchar, param_headers};
 use super::required;
-use super::{SESSION_HEADER, Status, VERSION_HEADER};
+use super::{SESSION_HEADER_NAME, Status, VERSION_HEADER_NAME};
 use crate::spec::{LogLevel, ProtocolVersion, Step, ToolSpec};
 
 /// `_meta` keys of a modern request (`basic/index.mdx`, "Request metadata").
@@ -75,10 +76,9 @@ pub(crate) fn is_modern(
     if served.iter().all(|v| v.is_modern()) {
         return true;
     }
-    let meta_version = message
-        .get("params")
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get(META_VERSION))
+    let meta_version = member(message, "params")
+        .and_then(|p| member(p, "_meta"))
+        .and_then(|m| member(m, META_VERSION))
         .is_some();
     if meta_version {
         return true;
@@ -87,15 +87,15 @@ pub(crate) fn is_modern(
     let Some(headers) = headers else {
         return false;
     };
-    if headers.contains_key(SESSION_HEADER) {
+    if headers.contains_key(&SESSION_HEADER_NAME) {
         return false;
     }
-    let header = header_text(headers, VERSION_HEADER);
+    let header = header_text(headers, &VERSION_HEADER_NAME);
     match header.as_deref().map(ProtocolVersion::parse) {
         Some(Some(version)) => version.is_modern(),
         // A version this server does not know at all, outside any session: answer as modern
         // (-32022), which tells a modern client what is served.
-        Some(None) => message.get("method").and_then(Value::as_str) != Some(INITIALIZE),
+        Some(None) => member(message, "method").and_then(Value::as_str) != Some(INITIALIZE),
         None => false,
     }
 }
@@ -139,7 +139,7 @@ pub(crate) fn versions_list(versions: &[ProtocolVersion]) -> String {
 }
 
 /// A header's value, trimmed; borrowed unless it had to be mended (not UTF-8).
-fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Option<Cow<'a, str>> {
+fn header_text<'a>(headers: &'a HeaderMap, name: impl AsHeaderName) -> Option<Cow<'a, str>> {
     headers
         .get(name)
         .map(|v| match String::from_utf8_lossy(v.as_bytes()) {
@@ -165,7 +165,7 @@ pub(crate) fn check(
     params: &Value,
 ) -> Result<Declared, Refusal> {
     let header_version = match headers {
-        Some(headers) => Some(header_text(headers, VERSION_HEADER).ok_or_else(|| {
+        Some(headers) => Some(header_text(headers, &VERSION_HEADER_NAME).ok_or_else(|| {
             mismatch(format!(
                 "the MCP-Protocol-Version header is required on every 2026-07-28 request; this server supports {}",
                 versions_list(served.versions)

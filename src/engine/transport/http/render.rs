@@ -12,7 +12,7 @@ use super::sse;
 use crate::engine::Engine;
 use crate::engine::pipeline::admit::session_gone;
 use crate::engine::pipeline::outcome::{Framing, Outcome, Reply, Status};
-use crate::engine::protocol::SESSION_HEADER;
+use crate::engine::protocol::SESSION_HEADER_NAME;
 use crate::engine::protocol::garble::{half, malformed};
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 use crate::engine::state::faults::MAX_HANGING;
@@ -80,10 +80,11 @@ fn json_text(status: StatusCode, text: &crate::log::Json) -> Response {
 
 /// Hands out the session an answer opened (`initialize`).
 fn with_session(mut response: Response, opened: Option<String>) -> Response {
+    // The id's bytes move into the header; they are not copied.
     if let Some(id) = opened
-        && let Ok(value) = HeaderValue::from_str(&id)
+        && let Ok(value) = HeaderValue::from_maybe_shared(bytes::Bytes::from(id))
     {
-        response.headers_mut().insert(SESSION_HEADER, value);
+        response.headers_mut().insert(SESSION_HEADER_NAME, value);
     }
     response
 }
