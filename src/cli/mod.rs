@@ -77,9 +77,12 @@ fn display_host(ip: IpAddr) -> String {
     }
 }
 
+/// The backlog of the app's listeners, as `tokio::net::TcpListener::bind` sets it.
+const BACKLOG: u32 = 1024;
+
 async fn bind(addr: SocketAddr, option: &'static str) -> Result<tokio::net::TcpListener, CliError> {
-    tokio::net::TcpListener::bind(addr)
-        .await
+    crate::engine::bind(addr, BACKLOG)
+        .map(|(listener, _)| listener)
         .map_err(|source| CliError::Listen {
             addr,
             option,

@@ -60,7 +60,7 @@ pub(crate) use transport::duplex;
 pub(crate) use transport::http::endpoint::Endpoint;
 pub(crate) use transport::http::listener::Connections;
 #[cfg(feature = "decoy-cli")]
-pub(crate) use transport::http::listener::serve;
+pub(crate) use transport::http::listener::{bind, serve};
 pub(crate) use transport::http::serve::{Running, spawn};
 
 use crate::cassette::Player;

@@ -58,7 +58,8 @@ pub(crate) fn spawn(
         None => {
             // Registered here, on the runtime's reactor, so a bad listener fails `start`.
             let _entered = runtime.enter();
-            let (listener, addr) = listener::bind(addr).map_err(bind_error)?;
+            let (listener, addr) =
+                listener::bind(addr, listener::FIXTURE_BACKLOG).map_err(bind_error)?;
             (Listening::Bound(listener), addr)
         }
     };

@@ -95,7 +95,7 @@ pub(super) fn refill(index: usize) {
     if slot.lock().unwrap_or_else(|p| p.into_inner()).is_some() {
         return;
     }
-    match super::listener::bind(default_addr()) {
+    match super::listener::bind(default_addr(), super::listener::FIXTURE_BACKLOG) {
         Ok((listener, addr)) => {
             let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
             // Another fixture of this runtime may have refilled it meanwhile; one is kept.

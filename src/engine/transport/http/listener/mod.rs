@@ -26,22 +26,25 @@ use crate::error::Error;
 use watch::{Tracked, Watch, Watched};
 
 /// The backlog of a fixture's listener, as the standard library's `TcpListener::bind` sets it.
-const BACKLOG: u32 = 128;
+pub(crate) const FIXTURE_BACKLOG: u32 = 128;
 
 /// Binds a listener on `addr` and registers it with the current runtime's reactor (call it
 /// inside one), with its address: the socket is made non-blocking as it is created, one
 /// system call fewer than binding through the standard library and handing the socket over.
 /// `SO_REUSEADDR` is set as the standard library sets it: a restarted server binds its port
 /// again while its old connections are still closing (TIME_WAIT), and a port of the
-/// system's choosing may be one that only such connections hold.
-pub(crate) fn bind(addr: SocketAddr) -> std::io::Result<(TcpListener, SocketAddr)> {
+/// system's choosing may be one that only such connections hold. `TCP_NODELAY` is set here
+/// too: Linux hands it down to every connection the listener accepts, which then need no
+/// system call of their own before their first answer ([`serve_scoped`]).
+pub(crate) fn bind(addr: SocketAddr, backlog: u32) -> std::io::Result<(TcpListener, SocketAddr)> {
     let socket = match addr {
         SocketAddr::V4(_) => TcpSocket::new_v4()?,
         SocketAddr::V6(_) => TcpSocket::new_v6()?,
     };
     socket.set_reuseaddr(true)?;
+    socket.set_nodelay(true)?;
     socket.bind(addr)?;
-    let listener = socket.listen(BACKLOG)?;
+    let listener = socket.listen(backlog)?;
     let addr = listener.local_addr()?;
     Ok((listener, addr))
 }
@@ -179,6 +182,9 @@ pub(crate) async fn serve_scoped(
             }
         };
         // Without TCP_NODELAY each small SSE write waits ~40 ms for the peer's delayed ACK.
+        // Linux sockets inherit it from their listener ([`bind`] sets it); elsewhere each
+        // connection sets it.
+        #[cfg(not(target_os = "linux"))]
         let _ = tcp.set_nodelay(true);
         match slots.clone().try_acquire_owned() {
             Ok(slot) => {
@@ -294,5 +300,16 @@ mod tests {
             assert!(error.to_string().contains(field), "{error}");
         }
         assert!(Connections::default().check().is_ok());
+    }
+
+    /// `serve_scoped` sets no `TCP_NODELAY` of its own on Linux: it relies on this.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn accepted_connections_inherit_nodelay_from_the_listener() {
+        let (listener, addr) = bind(SocketAddr::from(([127, 0, 0, 1], 0)), FIXTURE_BACKLOG)
+            .expect("a loopback listener");
+        let _client = TcpStream::connect(addr).await.expect("connected");
+        let (accepted, _) = listener.accept().await.expect("accepted");
+        assert!(accepted.nodelay().expect("readable option"));
     }
 }
