@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde_json::Value;
 
+use super::body;
 use crate::engine::Engine;
 use crate::engine::capture::{ExchangeId, millis};
 use crate::engine::oauth::mask;
@@ -41,7 +42,7 @@ where
         .and_then(|v| v.parse::<u64>().ok());
     let bytes = match declared {
         Some(length) if length > limit as u64 => None,
-        _ => axum::body::to_bytes(body, limit).await.ok(),
+        _ => body::read(body, limit).await,
     };
     // OAuth exchanges carry codes, tokens and secrets; the log keeps them masked.
     let secret = engine
@@ -137,9 +138,7 @@ where
     }
     let (parts, body) = response.into_parts();
     // Our own handlers built this body in memory, so collecting it cannot stall.
-    let bytes = axum::body::to_bytes(body, usize::MAX)
-        .await
-        .unwrap_or_default();
+    let bytes = body::read(body, usize::MAX).await.unwrap_or_default();
     let (response_body, body_cut) = captured_body(&bytes, secret);
     engine.log.update(id, |entry| {
         if let Entry::Http(h) = entry {

@@ -25,7 +25,7 @@ pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) ->
     let received = inbound.text.clone();
     let body = match &received {
         Some(text) => Some(Body::Kept(text.text())),
-        None => axum::body::to_bytes(body, limit).await.ok().map(Body::Read),
+        None => super::body::read(body, limit).await.map(Body::Read),
     };
     let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
     if let Some(rejection) = origin_rejection(&engine, headers) {
