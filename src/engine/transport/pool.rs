@@ -60,8 +60,9 @@ const TICK: Duration = Duration::from_secs(5);
 /// system call whenever a timer is set to go off before the reactor's next wake-up, and a
 /// runtime with no timer at all counts every timer as sooner: so each connection's
 /// watchdog, set after its first answer, cost the thread a write to its own eventfd and a
-/// turn of its loop (benches/README.md, "Fewer system calls per fixture"). With the tick,
-/// a timeout of more than [`TICK`] (the defaults are 10 s and 60 s) is never the sooner.
+/// turn of its loop (benches/README.md, "Headers in one string, members read in one
+/// pass"). With the tick, a timeout of more than [`TICK`] (the defaults are 10 s and 60 s)
+/// is never the sooner.
 fn start(index: usize) -> Result<Handle, Error> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

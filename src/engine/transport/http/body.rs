@@ -2,7 +2,8 @@
 //! request with a `Content-Length` that hyper read at once, or a response built in memory):
 //! that chunk is returned as it is, without the collector of `http_body_util` (a queue of
 //! chunks and a future around them), which cost about 1.2 K instructions a body on the way
-//! to a fixture's first answer (benches/README.md, "Fewer system calls per fixture").
+//! to a fixture's first answer (benches/README.md, "Headers in one string, members read in
+//! one pass").
 
 use std::pin::Pin;
 
