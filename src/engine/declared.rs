@@ -64,7 +64,7 @@ pub(crate) struct Capabilities {
 
 /// `serverInfo` (spec `Implementation`): the configured one, or the one a replayed cassette
 /// recorded.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize)]
 #[serde(untagged)]
 pub(crate) enum ServerInfo<'a> {
     Configured {

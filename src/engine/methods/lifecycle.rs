@@ -175,18 +175,7 @@ mod tests {
                     let initialized = Initialized {
                         protocol_version: "2025-11-25",
                         capabilities,
-                        server_info: match &info {
-                            ServerInfo::Configured {
-                                name,
-                                version,
-                                title,
-                            } => ServerInfo::Configured {
-                                name,
-                                version,
-                                title: *title,
-                            },
-                            ServerInfo::Recorded(value) => ServerInfo::Recorded(value),
-                        },
+                        server_info: info,
                         instructions,
                     };
                     let written = initialized.response_text(id).expect("written");
