@@ -3,7 +3,9 @@
 //! that chunk is returned as it is, without the collector of `http_body_util` (a queue of
 //! chunks and a future around them), which cost about 1.2 K instructions a body on the way
 //! to a fixture's first answer (benches/README.md, "Headers in one string, members read in
-//! one pass").
+//! one pass"). Every body the HTTP adapter reads goes through here; the OAuth endpoints, which the
+//! adapter calls, keep axum's `to_bytes` (reading through this module would import the
+//! transport from the engine's OAuth).
 
 use std::pin::Pin;
 

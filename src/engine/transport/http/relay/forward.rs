@@ -24,6 +24,7 @@ use crate::engine::capture::{ExchangeId, millis};
 use crate::engine::oauth::mask;
 use crate::engine::pipeline::plan::{Setting, plan};
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
+use crate::engine::transport::http::body::read as read_request_body;
 use crate::engine::transport::http::checks::origin_rejection;
 use crate::engine::transport::http::render::{http_fault, transport_error};
 use crate::log::{Entry, FailureCause, Upstream, UpstreamFailure};
@@ -56,7 +57,7 @@ pub(crate) async fn mcp(State(engine): State<Arc<Engine>>, request: Request) -> 
     }
     let (parts, body) = request.into_parts();
     let exchange = parts.extensions.get::<ExchangeId>().copied();
-    let Ok(body) = axum::body::to_bytes(body, engine.limits.max_body_bytes).await else {
+    let Some(body) = read_request_body(body, engine.limits.max_body_bytes).await else {
         return transport_error(
             StatusCode::PAYLOAD_TOO_LARGE,
             code::INVALID_REQUEST,
@@ -103,7 +104,7 @@ pub(crate) async fn other(State(engine): State<Arc<Engine>>, request: Request) -
         Leg::Forbidden(host) => return forbidden(&host),
         Leg::Mcp | Leg::NotFound => return StatusCode::NOT_FOUND.into_response(),
     };
-    let Ok(mut body) = axum::body::to_bytes(body, engine.limits.max_body_bytes).await else {
+    let Some(mut body) = read_request_body(body, engine.limits.max_body_bytes).await else {
         return StatusCode::PAYLOAD_TOO_LARGE.into_response();
     };
     if let Some(query) = url.query().and_then(|q| face.patch_resource(relay, q)) {
