@@ -157,3 +157,31 @@ async fn dropping_the_client_end_ends_the_session() {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
 }
+
+/// A fixture's HTTP server starts when its first client connects; a fixture that only ever
+/// served the duplex still ends it when dropped, since its stop starts that server to end
+/// everything the fixture served.
+#[tokio::test]
+async fn dropping_a_fixture_no_http_client_reached_ends_its_duplex() {
+    let server = MockMcpServer::builder().tool(Tool::echo()).start().await;
+    let (read, mut write) = tokio::io::split(server.connect_duplex());
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    write
+        .write_all(format!("{ping}\n").as_bytes())
+        .await
+        .expect("write a line");
+    let mut reader = BufReader::new(read).lines();
+    let answered = tokio::time::timeout(PATIENCE, reader.next_line()).await;
+    assert!(
+        matches!(answered, Ok(Ok(Some(_)))),
+        "the duplex answers: {answered:?}"
+    );
+
+    drop(server);
+    let ended = tokio::time::timeout(PATIENCE, reader.next_line()).await;
+
+    assert!(
+        matches!(ended, Ok(Ok(None))),
+        "the duplex ends with its fixture: {ended:?}"
+    );
+}

@@ -19,7 +19,9 @@ const SEQUENTIAL: usize = 300;
 /// `PEERS_LIVES=N` runs N sequential lives and stops there (to profile one phase);
 /// `PEERS_PHASES=1` then times a life's phases apart (start, connect, first and second
 /// `initialize`); `PEERS_EXIT_IDLE=1` exits while the concurrent servers are idle, so a heap
-/// profiler's end-of-run figures (`valgrind --tool=dhat`) are what idle servers hold.
+/// profiler's end-of-run figures (`valgrind --tool=dhat`) are what idle servers hold;
+/// `PEERS_SEQUENTIAL=N` runs N sequential lives instead of 300 and goes on (0, to profile
+/// the concurrent start alone).
 fn lives_only() -> Option<usize> {
     std::env::var("PEERS_LIVES").ok()?.parse().ok()
 }
@@ -59,7 +61,9 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
     // The first server of a process pays lazy initialisation: reported apart (a test runner
     // that runs each test in a process of its own, as nextest does, pays it every test).
     let (_, first_life) = life(kind).await?;
-    let sequential = lives_only().unwrap_or(SEQUENTIAL);
+    let sequential = lives_only()
+        .or_else(|| std::env::var("PEERS_SEQUENTIAL").ok()?.parse().ok())
+        .unwrap_or(SEQUENTIAL);
     let mut lives = Vec::with_capacity(sequential);
     for _ in 0..sequential {
         lives.push(life(kind).await?);
@@ -110,7 +114,8 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
     if std::env::var_os("PEERS_EXIT_IDLE").is_some() {
         println!(
             "{}",
-            json!({"kind": kind.name(), "heap_per_server_kib": (heap_after as f64 - heap_before as f64) / concurrent_count as f64 / 1024.0})
+            json!({"kind": kind.name(), "concurrent_ms": concurrent.as_secs_f64() * 1e3,
+                   "heap_per_server_kib": (heap_after as f64 - heap_before as f64) / concurrent_count as f64 / 1024.0})
         );
         std::process::exit(0);
     }

@@ -10,6 +10,7 @@
 //! server's endpoint the requests under `/s/NAME/`. Every listener, the fixture's and the app's two,
 //! serves its connections through [`listener`]: header and idle timeouts, a connection cap.
 
+mod armed;
 mod body;
 pub(crate) mod capture;
 pub(crate) mod checks;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use super::armed::Armed;
 use super::endpoint::Endpoint;
 use super::listener::{self, Connections};
 use super::spare;
@@ -32,9 +33,9 @@ pub(crate) struct Running {
     pub(crate) connections: Connections,
     stop: Option<oneshot::Sender<()>>,
     stopped: Option<oneshot::Receiver<()>>,
-    /// The spare this server was left with, woken when it stops (its server may not have
-    /// started: no client came).
-    claim: Option<Arc<spare::Claim>>,
+    /// The listener its server waits on, fired when it stops (its server has not started
+    /// if no client came).
+    armed: Arc<Armed>,
 }
 
 /// The builder method that raises the fixture's connection cap, named by its refusals.
@@ -53,14 +54,12 @@ pub(crate) fn spawn(
         source,
     };
     let (index, runtime) = pool::next()?;
-    let (listening, addr) = match spare::take(index, addr) {
-        Some(spare) => (Listening::Spare(spare.claim), spare.addr),
+    let (listener, addr) = match spare::take(index, addr) {
+        Some(spare) => (spare.listener, spare.addr),
         None => {
             // Registered here, on the runtime's reactor, so a bad listener fails `start`.
             let _entered = runtime.enter();
-            let (listener, addr) =
-                listener::bind(addr, listener::FIXTURE_BACKLOG).map_err(bind_error)?;
-            (Listening::Bound(listener), addr)
+            listener::bind(addr, listener::FIXTURE_BACKLOG).map_err(bind_error)?
         }
     };
     // Served alone on loopback, the engine refuses other Host names (DNS rebinding).
@@ -106,19 +105,12 @@ pub(crate) fn spawn(
         tokio::join!(stopping, serving);
         spare::refill(index);
     };
-    let claim = match listening {
-        // The spare starts it: no task is handed to the runtime's thread now.
-        Listening::Spare(claim) => {
-            claim.hand(Box::new(move |listener, first| {
-                Box::pin(serve(listener, first))
-            }));
-            Some(claim)
-        }
-        Listening::Bound(listener) => {
-            runtime.spawn(serve(listener, None));
-            None
-        }
-    };
+    // No task is handed to the runtime's thread now: the first client starts the server.
+    let armed = Armed::arm(
+        runtime.clone(),
+        listener,
+        Box::new(move |listener, first| Box::pin(serve(listener, first))),
+    );
     Ok(Running {
         addr,
         runtime,
@@ -127,16 +119,8 @@ pub(crate) fn spawn(
         connections,
         stop: Some(stop_tx),
         stopped: Some(stopped_rx),
-        claim,
+        armed,
     })
-}
-
-/// Where a server's listener comes from.
-enum Listening {
-    /// Bound for this server: its task is spawned at once.
-    Bound(tokio::net::TcpListener),
-    /// A spare already waiting on the runtime, which starts the server.
-    Spare(Arc<spare::Claim>),
 }
 
 impl Running {
@@ -154,14 +138,11 @@ impl Running {
         Ok(opened)
     }
 
-    /// Tells the server to stop, starting it first if it was left with a spare no client
-    /// has reached yet.
+    /// Tells the server to stop, starting it first if no client has reached it yet.
     fn signal_stop(&mut self) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
-        }
-        if let Some(claim) = self.claim.take() {
-            claim.wake();
+            self.armed.fire();
         }
     }
 

@@ -140,7 +140,7 @@ pub(crate) async fn serve(
 
 /// [`serve`], and every connection is dropped (its socket closed) as soon as `scope` is
 /// cancelled: how a fixture on a shared runtime ends what it served. `first` is a connection
-/// already accepted on `listener` (by the spare that waited on it).
+/// already accepted on `listener` (while it was armed, [`armed`](super::armed)).
 pub(crate) async fn serve_scoped(
     listener: TcpListener,
     mut first: Option<TcpStream>,
