@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::Engine;
 use super::protocol::jsonrpc;
+use super::protocol::message::Message;
 use super::state::session::Session;
 use crate::log::{
     ArgumentError, Direction, Entry, Era, Json, MAX_CAPTURED_BYTES, RpcKind, RpcMessage, Transport,
@@ -41,7 +42,7 @@ pub(crate) struct Arrival<'a> {
     pub(crate) modern_version: Option<&'a str>,
     pub(crate) kind: RpcKind,
     pub(crate) method: Option<&'a str>,
-    pub(crate) message: Value,
+    pub(crate) message: Message,
     /// `message` as the client sent it, when the transport kept that text whole.
     pub(crate) text: Option<Json>,
     /// The `params` that classifying moved out of `message` ([`jsonrpc::classify_taking`]).
@@ -55,7 +56,7 @@ impl<'a> Arrival<'a> {
         transport: Transport,
         kind: RpcKind,
         method: Option<&'a str>,
-        message: Value,
+        message: Message,
     ) -> Self {
         Arrival {
             exchange,
@@ -106,7 +107,7 @@ impl Recorder {
         let started = Instant::now();
         let name = arrival
             .params
-            .or_else(|| jsonrpc::member(&arrival.message, "params"))
+            .or_else(|| arrival.message.member("params"))
             .and_then(named)
             .map(str::to_string);
         // The log keeps only a cut copy of a large call's arguments, so
@@ -125,7 +126,7 @@ impl Recorder {
         }
         let (message, mut truncated) = match text {
             Some(text) => (text, false),
-            None => clip_json_noting(&arrival.message, |full| {
+            None => clip_json_noting(&arrival.message.into_value(), |full| {
                 let Some(tool) = name.as_deref().filter(|_| tool_call) else {
                     return;
                 };

@@ -15,6 +15,7 @@ use crate::engine::Engine;
 use crate::engine::methods;
 use crate::engine::protocol::Status;
 use crate::engine::protocol::jsonrpc::{self, Incoming, RpcError, code};
+use crate::engine::protocol::message::Message;
 use crate::engine::protocol::method::INITIALIZE;
 use crate::spec::Fault;
 
@@ -26,6 +27,7 @@ pub(crate) async fn answer(engine: &Arc<Engine>, inbound: &Inbound, batch: Vec<V
         // for a single message; only a missing id falls through to the batch refusal below.
         Err((status, error)) if inbound.names_a_session() => {
             for message in batch {
+                let message = Message::from(message);
                 let classified = jsonrpc::classify(&message);
                 let record = record(engine, inbound, None, &classified, message);
                 if expired.is_some() {
@@ -48,6 +50,7 @@ pub(crate) async fn answer(engine: &Arc<Engine>, inbound: &Inbound, batch: Vec<V
     };
     if let Some(reason) = refusal {
         for message in batch {
+            let message = Message::from(message);
             let classified = jsonrpc::classify(&message);
             let record = record(engine, inbound, session.as_deref(), &classified, message);
             let response = jsonrpc::error(
@@ -64,8 +67,10 @@ pub(crate) async fn answer(engine: &Arc<Engine>, inbound: &Inbound, batch: Vec<V
     let mut responses = Vec::new();
     let mut whole: Option<Fault> = None;
     for message in batch {
+        let message = Message::from(message);
         let classified = jsonrpc::classify(&message);
-        let reply = matches!(classified, Incoming::Response { .. }).then(|| message.clone());
+        let reply =
+            matches!(classified, Incoming::Response { .. }).then(|| message.clone().into_value());
         let record = record(engine, inbound, Some(&session), &classified, message);
         match classified {
             Incoming::Request { id, method, .. } if method == INITIALIZE => {

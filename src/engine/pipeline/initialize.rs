@@ -14,6 +14,7 @@ use crate::engine::Engine;
 use crate::engine::capture::{Arrival, Recorder};
 use crate::engine::methods::{lifecycle, replay};
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
+use crate::engine::protocol::message::Message;
 use crate::engine::protocol::method::INITIALIZE;
 use crate::engine::protocol::modern::versions_list;
 use crate::engine::protocol::{Status, VERSION_HEADER_NAME};
@@ -25,7 +26,7 @@ pub(crate) async fn answer(
     inbound: &Inbound,
     id: &Value,
     params: Value,
-    message: Value,
+    message: Message,
 ) -> Outcome {
     let arrival = Arrival {
         text: inbound.text.clone(),

@@ -13,12 +13,13 @@ use crate::engine::Engine;
 use crate::engine::methods;
 use crate::engine::protocol::Status;
 use crate::engine::protocol::jsonrpc::{self, Incoming};
+use crate::engine::protocol::message::Message;
 use crate::engine::protocol::method::INITIALIZE;
 
 pub(crate) async fn message(
     engine: &Arc<Engine>,
     inbound: &Inbound,
-    mut message: Value,
+    mut message: Message,
 ) -> Outcome {
     let classified = match jsonrpc::classify_taking(&mut message) {
         Incoming::Request { id, method, params } if method == INITIALIZE => {
@@ -47,7 +48,8 @@ pub(crate) async fn message(
             };
         }
     };
-    let reply = matches!(classified, Incoming::Response { .. }).then(|| message.clone());
+    let reply =
+        matches!(classified, Incoming::Response { .. }).then(|| message.clone().into_value());
     let record = record(engine, inbound, Some(&session), &classified, message);
     match classified {
         Incoming::Request { id, method, params } => {

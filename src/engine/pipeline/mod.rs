@@ -39,6 +39,7 @@ use super::Engine;
 use super::capture::{Arrival, ExchangeId, Recorder};
 use super::methods::Principal;
 use super::protocol::jsonrpc::{self, Incoming, RpcError, code};
+use super::protocol::message::Message;
 use super::protocol::{SESSION_HEADER_NAME, Status, modern};
 use super::state::session::Session;
 use crate::log::{Json, RpcKind, Transport};
@@ -90,7 +91,7 @@ impl Inbound {
 }
 
 /// Answers one message (not a batch).
-pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Value) -> Outcome {
+pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Message) -> Outcome {
     if modern::is_modern(&engine.versions, &message, inbound.headers.as_ref()) {
         stateless::message(engine, inbound, message).await
     } else {
@@ -121,7 +122,7 @@ pub(crate) fn unparsable(
             inbound.transport,
             RpcKind::Invalid,
             None,
-            Value::String(text),
+            Message::Other(Value::String(text)),
         )
     };
     Recorder::arrived(engine, arrival).done();
@@ -146,7 +147,7 @@ fn record(
     inbound: &Inbound,
     session: Option<&Session>,
     classified: &Incoming,
-    message: Value,
+    message: Message,
 ) -> Recorder {
     let (kind, method) = kind_of(classified);
     let arrival = Arrival {
@@ -227,7 +228,7 @@ mod tests {
         let engine = engine(Vec::new());
         let inbound = Inbound::default();
 
-        let answer = reply(message(&engine, &inbound, call(1)).await);
+        let answer = reply(message(&engine, &inbound, call(1).into()).await);
 
         assert_eq!(answer["id"], 1);
         assert_eq!(answer["result"]["content"][0]["text"], "hi");
@@ -249,8 +250,8 @@ mod tests {
         let engine = engine(vec![rule]);
         let inbound = Inbound::default();
 
-        let first = reply(message(&engine, &inbound, call(1)).await);
-        let second = reply(message(&engine, &inbound, call(2)).await);
+        let first = reply(message(&engine, &inbound, call(1).into()).await);
+        let second = reply(message(&engine, &inbound, call(2).into()).await);
 
         assert_eq!(first["error"]["code"], -32001);
         assert_eq!(second["result"]["content"][0]["text"], "hi");

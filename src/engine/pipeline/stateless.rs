@@ -16,6 +16,7 @@ use crate::engine::methods::listen::{self, Refused};
 use crate::engine::methods::resources;
 use crate::engine::protocol::VERSION_HEADER_NAME;
 use crate::engine::protocol::jsonrpc::{self, Incoming, RpcError, code};
+use crate::engine::protocol::message::Message;
 use crate::engine::protocol::method::Method;
 use crate::engine::protocol::modern::{self, Declared, Served};
 use crate::engine::state::session::Session;
@@ -24,12 +25,12 @@ use crate::log::Transport;
 pub(crate) async fn message(
     engine: &Arc<Engine>,
     inbound: &Inbound,
-    mut message: Value,
+    mut message: Message,
 ) -> Outcome {
     let requested = message
-        .get("params")
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get(modern::META_VERSION))
+        .member("params")
+        .and_then(|p| jsonrpc::member(p, "_meta"))
+        .and_then(|m| jsonrpc::member(m, modern::META_VERSION))
         .and_then(Value::as_str)
         .map(str::to_string)
         .or_else(|| {

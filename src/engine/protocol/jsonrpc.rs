@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::message::Message;
+
 /// Error codes (JSON-RPC 2.0 and the MCP spec's table).
 pub(crate) mod code {
     /// Invalid JSON.
@@ -107,43 +109,38 @@ pub(crate) enum Incoming {
 }
 
 /// Classifies one message, naming the member at fault when it is not valid JSON-RPC.
-pub(crate) fn classify(message: &Value) -> Incoming {
-    classify_as(message, |params| params.clone())
+pub(crate) fn classify(message: &Message) -> Incoming {
+    classify_as(message.members().map(Envelope::of), |params| params.clone())
 }
 
-/// [`classify`], moving a request's or a notification's `params` out of `message` instead
-/// of copying them: `message` keeps `"params": null` in their place, which
+/// [`classify`] of a [`Message`], moving a request's or a notification's `params` out of it
+/// instead of copying them: `message` keeps `"params": null` in their place, which
 /// [`restore_params`] undoes for whoever needs the message whole (the log, when it cannot
 /// keep the body's own text).
-pub(crate) fn classify_taking(message: &mut Value) -> Incoming {
-    let mut incoming = classify_as(message, |_| Value::Null);
+pub(crate) fn classify_taking(message: &mut Message) -> Incoming {
+    let mut incoming = classify_as(message.members().map(Envelope::of), |_| Value::Null);
     if let Incoming::Request { params, .. } | Incoming::Notification { params, .. } = &mut incoming
+        && let Some(slot) = message.member_mut("params")
     {
-        let slot = message
-            .as_object_mut()
-            .and_then(|object| object.iter_mut().find(|(key, _)| *key == "params"));
-        if let Some((_, slot)) = slot {
-            *params = slot.take();
-        }
+        *params = slot.take();
     }
     incoming
 }
 
 /// Puts back into `message` the `params` that [`classify_taking`] moved out of it (a
 /// message whose `params` are still there is left as it is).
-pub(crate) fn restore_params(message: &mut Value, params: &Value) {
-    if let Some(slot) = message.get_mut("params").filter(|slot| slot.is_null()) {
+pub(crate) fn restore_params(message: &mut Message, params: &Value) {
+    if let Some(slot) = message.member_mut("params").filter(|slot| slot.is_null()) {
         *slot = params.clone();
     }
 }
 
-/// The classification, `params` given by `keep` when the message is a request or a
-/// notification.
-fn classify_as(message: &Value, keep: impl FnOnce(&Value) -> Value) -> Incoming {
-    let Some(object) = message.as_object() else {
+/// The classification of a message whose object's members are `found` (`None`: not an
+/// object), `params` given by `keep` when it is a request or a notification.
+fn classify_as(found: Option<Envelope<'_>>, keep: impl FnOnce(&Value) -> Value) -> Incoming {
+    let Some(found) = found else {
         return invalid(Value::Null, "a JSON-RPC message must be a JSON object");
     };
-    let found = Envelope::of(object);
     let raw_id = found.id;
     let echo_id = match raw_id {
         Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
@@ -208,9 +205,10 @@ struct Envelope<'a> {
 }
 
 impl<'a> Envelope<'a> {
-    fn of(object: &'a Map<String, Value>) -> Envelope<'a> {
+    /// Reads the members of an object (a name sent twice: the last one counts, as in a map).
+    fn of(members: impl IntoIterator<Item = (&'a String, &'a Value)>) -> Envelope<'a> {
         let mut found = Envelope::default();
-        for (key, value) in object {
+        for (key, value) in members {
             match key.as_str() {
                 "id" => found.id = Some(value),
                 "jsonrpc" => found.jsonrpc = Some(value),
@@ -301,11 +299,12 @@ mod tests {
 
     #[test]
     fn classifies_each_shape() {
-        let req = classify(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}));
+        let classify = |message: Value| classify(&Message::from(message));
+        let req = classify(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}));
         assert!(matches!(req, Incoming::Request { .. }));
-        let note = classify(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        let note = classify(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         assert!(matches!(note, Incoming::Notification { .. }));
-        let resp = classify(&json!({"jsonrpc": "2.0", "id": "a", "result": {}}));
+        let resp = classify(json!({"jsonrpc": "2.0", "id": "a", "result": {}}));
         assert!(matches!(resp, Incoming::Response { .. }));
     }
 
@@ -313,22 +312,28 @@ mod tests {
     fn taking_moves_the_params_out_and_restoring_puts_them_back_in_place() {
         let original =
             json!({"jsonrpc": "2.0", "params": {"name": "echo"}, "id": 1, "method": "tools/call"});
-        let mut message = original.clone();
+        let mut message = Message::from(original.clone());
         let Incoming::Request { params, .. } = classify_taking(&mut message) else {
             panic!("a request");
         };
         assert_eq!(params, json!({"name": "echo"}));
-        assert_eq!(message["params"], Value::Null);
+        assert_eq!(message.member("params"), Some(&Value::Null));
         restore_params(&mut message, &params);
         // Same members in the same order: the log writes the message's text from it.
-        assert_eq!(message.to_string(), original.to_string());
+        assert_eq!(message.into_value().to_string(), original.to_string());
         // An invalid message keeps its params, as sent.
-        let mut bad = json!({"jsonrpc": "2.0", "id": 1, "method": 7, "params": {"a": 1}});
+        let mut bad =
+            Message::from(json!({"jsonrpc": "2.0", "id": 1, "method": 7, "params": {"a": 1}}));
         assert!(matches!(
             classify_taking(&mut bad),
             Incoming::Invalid { .. }
         ));
-        assert_eq!(bad["params"], json!({"a": 1}));
+        assert_eq!(bad.member("params"), Some(&json!({"a": 1})));
+        // A message that is no object is invalid, as `classify` finds it.
+        assert!(matches!(
+            classify_taking(&mut Message::from(json!([1]))),
+            Incoming::Invalid { .. }
+        ));
     }
 
     #[test]
@@ -362,7 +367,7 @@ mod tests {
             (json!({"jsonrpc": "2.0", "id": 1}), "exactly one"),
         ];
         for (message, needle) in cases {
-            match classify(&message) {
+            match classify(&Message::from(message.clone())) {
                 Incoming::Invalid { reason, .. } => {
                     assert!(reason.contains(needle), "{message}: {reason}")
                 }

@@ -1,5 +1,5 @@
-//! The wire vocabulary both eras share: JSON-RPC messages, ids and error codes
-//! ([`jsonrpc`]), the MCP methods ([`method`]), revision negotiation ([`era`]), the rules a
+//! The wire vocabulary both eras share: JSON-RPC messages as they are read ([`message`]),
+//! ids and error codes ([`jsonrpc`]), the MCP methods ([`method`]), revision negotiation ([`era`]), the rules a
 //! 2026-07-28 request must follow ([`modern`]) and the capabilities it must declare
 //! ([`required`]), and the header and `_meta` names.
 //!
@@ -11,6 +11,7 @@
 pub(crate) mod era;
 pub(crate) mod garble;
 pub(crate) mod jsonrpc;
+pub(crate) mod message;
 pub(crate) mod method;
 pub(crate) mod modern;
 pub(crate) mod param_headers;

@@ -16,6 +16,7 @@ use http::header::AsHeaderName;
 use serde_json::{Value, json};
 
 use super::jsonrpc::{RpcError, code, member};
+use super::message::Message;
 use super::method::{INITIALIZE, Method};
 use super::param_headers::{is_tchar, param_headers};
 use super::required;
@@ -63,7 +64,7 @@ pub(crate) const CACHEABLE: &[&str] = &[
 /// only modern versions has nothing else (`basic/versioning.mdx`, "Backward Compatibility").
 pub(crate) fn is_modern(
     served: &[ProtocolVersion],
-    message: &Value,
+    message: &Message,
     headers: Option<&HeaderMap>,
 ) -> bool {
     // A legacy-only server answers a modern request as a legacy one would (400: no
@@ -76,7 +77,8 @@ pub(crate) fn is_modern(
     if served.iter().all(|v| v.is_modern()) {
         return true;
     }
-    let meta_version = member(message, "params")
+    let meta_version = message
+        .member("params")
         .and_then(|p| member(p, "_meta"))
         .and_then(|m| member(m, META_VERSION))
         .is_some();
@@ -95,7 +97,7 @@ pub(crate) fn is_modern(
         Some(Some(version)) => version.is_modern(),
         // A version this server does not know at all, outside any session: answer as modern
         // (-32022), which tells a modern client what is served.
-        Some(None) => member(message, "method").and_then(Value::as_str) != Some(INITIALIZE),
+        Some(None) => message.member("method").and_then(Value::as_str) != Some(INITIALIZE),
         None => false,
     }
 }

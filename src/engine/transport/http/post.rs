@@ -7,7 +7,6 @@ use std::sync::Arc;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde_json::Value;
 
 use super::checks::{has_json_content_type, origin_rejection};
 use super::render::{render, transport_error};
@@ -15,6 +14,7 @@ use super::{EMPTY, inbound};
 use crate::engine::Engine;
 use crate::engine::pipeline;
 use crate::engine::protocol::jsonrpc::code;
+use crate::engine::protocol::message::Body;
 
 pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) -> Response {
     let limit = engine.limits.max_body_bytes;
@@ -24,8 +24,8 @@ pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) ->
     // not collected a second time.
     let received = inbound.text.clone();
     let body = match &received {
-        Some(text) => Some(Body::Kept(text.text())),
-        None => super::body::read(body, limit).await.map(Body::Read),
+        Some(text) => Some(Received::Kept(text.text())),
+        None => super::body::read(body, limit).await.map(Received::Read),
     };
     let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
     if let Some(rejection) = origin_rejection(&engine, headers) {
@@ -46,16 +46,16 @@ pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) ->
         );
     };
     let body = match &body {
-        Body::Kept(text) => text,
-        Body::Read(bytes) => &bytes[..],
+        Received::Kept(text) => text,
+        Received::Read(bytes) => &bytes[..],
     };
-    let outcome = match serde_json::from_slice::<Value>(body) {
-        Ok(Value::Array(batch)) => {
+    let outcome = match Body::parse(body) {
+        Ok(Body::Batch(batch)) => {
             // Each message of a batch is recorded alone, not as the body's text.
             inbound.text = None;
             pipeline::batch(&engine, &inbound, batch).await
         }
-        Ok(message) => pipeline::message(&engine, &inbound, message).await,
+        Ok(Body::One(message)) => pipeline::message(&engine, &inbound, message).await,
         Err(error) => {
             let text = String::from_utf8_lossy(body).into_owned();
             pipeline::unparsable(&engine, &inbound, text, &error.to_string())
@@ -65,7 +65,7 @@ pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) ->
 }
 
 /// A POST body: the text the capture kept, or the bytes read here.
-enum Body<'a> {
+enum Received<'a> {
     Kept(&'a [u8]),
     Read(bytes::Bytes),
 }

@@ -30,6 +30,7 @@ use crate::engine::pipeline::outcome::{Listening, Outcome, Reply, Shape, Streame
 use crate::engine::pipeline::{self, Inbound};
 use crate::engine::protocol::garble;
 use crate::engine::protocol::jsonrpc::code;
+use crate::engine::protocol::message::Body;
 use crate::engine::protocol::method::INITIALIZE;
 use crate::engine::state::session::{Reader, Session};
 use crate::engine::state::stream::{Poll, STANDALONE};
@@ -99,8 +100,9 @@ where
         };
         let parsed = match std::str::from_utf8(&line) {
             Ok(text) if text.trim().is_empty() => continue,
-            Ok(text) => serde_json::from_str::<Value>(text)
-                .map_err(|error| (text.to_string(), error.to_string())),
+            Ok(text) => {
+                Body::parse(text.as_bytes()).map_err(|error| (text.to_string(), error.to_string()))
+            }
             Err(error) => Err((
                 String::from_utf8_lossy(&line).into_owned(),
                 format!("the line is not UTF-8 ({error})"),
@@ -116,14 +118,18 @@ where
         };
         // `initialize` and notifications are answered in order, so the next line already
         // finds the session; requests run on their own, so cancellation can overtake them.
-        let in_order = message.get("id").is_none()
-            || message.get("method").and_then(Value::as_str) == Some(INITIALIZE)
-            || message.is_array();
+        let in_order = match &message {
+            Body::One(message) => {
+                message.member("id").is_none()
+                    || message.member("method").and_then(Value::as_str) == Some(INITIALIZE)
+            }
+            Body::Batch(_) => true,
+        };
         let (engine, out, slot) = (engine.clone(), out.clone(), slot.clone());
         let answer = async move {
             let outcome = match message {
-                Value::Array(batch) => pipeline::batch(&engine, &inbound, batch).await,
-                message => pipeline::message(&engine, &inbound, message).await,
+                Body::Batch(batch) => pipeline::batch(&engine, &inbound, batch).await,
+                Body::One(message) => pipeline::message(&engine, &inbound, message).await,
             };
             deliver(&engine, outcome, &out, &slot).await;
         };

@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::engine::Engine;
 use crate::engine::capture::{self, Arrival, ExchangeId, Recorder, Sent};
 use crate::engine::protocol::jsonrpc::{self, Incoming};
+use crate::engine::protocol::message::{Body, Message};
 use crate::engine::protocol::modern::{self, META_VERSION};
 use crate::engine::protocol::{SESSION_HEADER, VERSION_HEADER};
 use crate::log::{RpcKind, Transport};
@@ -61,11 +62,12 @@ impl Exchange {
         body: &[u8],
     ) -> Exchange {
         let mut this = Exchange::quiet(engine, exchange, headers);
-        let messages = match serde_json::from_slice::<Value>(body) {
-            Ok(Value::Array(batch)) => batch,
-            Ok(message) => vec![message],
+        let messages = match Body::parse(body) {
+            Ok(Body::Batch(batch)) => batch.into_iter().map(Message::from).collect(),
+            Ok(Body::One(message)) => vec![message],
             Err(_) => {
-                let text = Value::String(String::from_utf8_lossy(body).into_owned());
+                let text =
+                    Message::Other(Value::String(String::from_utf8_lossy(body).into_owned()));
                 let arrival = Arrival::new(exchange, Transport::Http, RpcKind::Invalid, None, text);
                 Recorder::arrived(engine, arrival).done();
                 return this;
@@ -77,10 +79,10 @@ impl Exchange {
         this
     }
 
-    fn arrived(&mut self, headers: &HeaderMap, message: Value) {
+    fn arrived(&mut self, headers: &HeaderMap, message: Message) {
         let modern = modern::is_modern(&self.engine.versions, &message, Some(headers));
         let meta_version = message
-            .get("params")
+            .member("params")
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(META_VERSION))
             .and_then(Value::as_str)
