@@ -24,16 +24,17 @@ use crate::log::{
 };
 
 /// Around `next`: one `http` record per exchange, the body limit, and the stream's end.
+/// `next` is told what was captured of the request.
 pub(crate) async fn exchange<F, Fut>(engine: &Arc<Engine>, request: Request, next: F) -> Response
 where
-    F: FnOnce(Request) -> Fut,
+    F: FnOnce(Request, Captured) -> Fut,
     Fut: Future<Output = Response>,
 {
     if request.method() == Method::OPTIONS {
-        return next(request).await;
+        return next(request, Captured::default()).await;
     }
     let started = Instant::now();
-    let (mut parts, body) = request.into_parts();
+    let (parts, body) = request.into_parts();
     let limit = engine.limits.max_body_bytes;
     let declared = parts
         .headers
@@ -59,8 +60,7 @@ where
     let received = request_body
         .as_ref()
         .filter(|_| !secret && !body_cut)
-        .cloned()
-        .map(Received);
+        .cloned();
     let (path, path_cut) = clip_text(parts.uri.path().to_string());
     let (query, query_cut) = match parts.uri.query() {
         Some(q) => {
@@ -89,11 +89,11 @@ where
     );
     let response = match bytes {
         Some(bytes) => {
-            parts.extensions.insert(ExchangeId(id));
-            if let Some(received) = received {
-                parts.extensions.insert(received);
-            }
-            next(Request::from_parts(parts, Body::from(bytes))).await
+            let captured = Captured {
+                exchange: Some(ExchangeId(id)),
+                received,
+            };
+            next(Request::from_parts(parts, Body::from(bytes)), captured).await
         }
         None => too_large(limit),
     };
@@ -152,9 +152,15 @@ where
     Response::from_parts(parts, Body::from(bytes))
 }
 
-/// The request body's text as the `http` record keeps it, for the message records.
-#[derive(Debug, Clone)]
-pub(crate) struct Received(pub(crate) Json);
+/// What the capture hands on with a request. Passed along, not put in the request's
+/// extensions: their map and a box per value were four allocations per request.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Captured {
+    /// The request's `http` record (none for a preflight, which is not recorded).
+    pub(crate) exchange: Option<ExchangeId>,
+    /// The body's text as that record keeps it, when whole: the message records share it.
+    pub(crate) received: Option<Json>,
+}
 
 /// Marks a response whose body must reach the client as it is produced (a fault that cuts
 /// the connection mid-body), so the middleware neither collects nor records it.

@@ -13,7 +13,8 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::{capture, post, session};
+use super::capture::{self, Captured};
+use super::{post, session};
 use crate::engine::{Engine, guard, manifest, oauth};
 
 /// The endpoint of one server, mounted at a path (`/mcp`, or `/s/NAME/mcp` in the app).
@@ -53,10 +54,13 @@ impl Endpoint {
     /// Answers one request; every exchange but a preflight is captured.
     pub(crate) async fn handle(&self, request: Request) -> Response {
         let Mounted { engine, .. } = &*self.0;
-        capture::exchange(engine, request, |request| self.route(request)).await
+        capture::exchange(engine, request, |request, captured| {
+            self.route(request, captured)
+        })
+        .await
     }
 
-    async fn route(&self, request: Request) -> Response {
+    async fn route(&self, request: Request, captured: Captured) -> Response {
         let Mounted {
             engine,
             path,
@@ -67,11 +71,11 @@ impl Endpoint {
             use super::relay::forward;
             if request.uri().path() == path {
                 return guard::mcp(engine, request, |request| {
-                    forward::mcp(State(engine.clone()), request)
+                    forward::mcp(State(engine.clone()), request, captured.exchange)
                 })
                 .await;
             }
-            return forward::other(State(engine.clone()), request).await;
+            return forward::other(State(engine.clone()), request, captured.exchange).await;
         }
         // OAuth endpoints and well-known documents are claimed before the paths below,
         // since theirs follow the live configuration (an authorization-server migration
@@ -85,12 +89,12 @@ impl Endpoint {
             // OAuth skips it.
             return guard::mcp(engine, request, |request| async move {
                 if engine.oauth.is_none() {
-                    return mcp(engine, request).await;
+                    return mcp(engine, request, captured).await;
                 }
                 // Boxed, so that servers without OAuth do not carry its state in every
                 // request's future.
                 Box::pin(oauth::guard(engine, request, |request| {
-                    mcp(engine, request)
+                    mcp(engine, request, captured)
                 }))
                 .await
             })
@@ -108,11 +112,11 @@ impl Endpoint {
 
 /// The MCP endpoint by method: POST carries messages, GET opens a session's stream,
 /// DELETE ends the session.
-async fn mcp(engine: &Arc<Engine>, request: Request) -> Response {
+async fn mcp(engine: &Arc<Engine>, request: Request, captured: Captured) -> Response {
     match *request.method() {
-        Method::POST => post::post(State(engine.clone()), request).await,
-        Method::GET | Method::HEAD => session::get(State(engine.clone()), request).await,
-        Method::DELETE => session::delete(State(engine.clone()), request).await,
+        Method::POST => post::post(State(engine.clone()), request, captured).await,
+        Method::GET | Method::HEAD => session::get(State(engine.clone()), request, captured).await,
+        Method::DELETE => session::delete(State(engine.clone()), request, captured).await,
         _ => not_allowed(MCP_METHODS),
     }
 }

@@ -30,26 +30,23 @@ use std::sync::LazyLock;
 use axum::http::HeaderMap;
 use axum::http::request::Parts;
 
-use crate::engine::capture::ExchangeId;
 use crate::engine::methods::Principal;
 use crate::engine::pipeline::Inbound;
+use capture::Captured;
 
 /// No headers, for the checks of a request whose headers were moved into its [`Inbound`].
 static EMPTY: LazyLock<HeaderMap> = LazyLock::new(HeaderMap::new);
 
 /// What the pipeline gets to know of a request besides its body.
-fn inbound(parts: Parts) -> Inbound {
+fn inbound(parts: Parts, captured: Captured) -> Inbound {
     let accepts_stream = checks::accepts(&parts.headers, "text/event-stream");
     Inbound {
-        exchange: parts.extensions.get::<ExchangeId>().copied(),
+        exchange: captured.exchange,
         transport: crate::log::Transport::Http,
         principal: parts.extensions.get::<Principal>().cloned(),
         headers: Some(parts.headers),
         accepts_stream,
         session: None,
-        text: parts
-            .extensions
-            .get::<capture::Received>()
-            .map(|received| received.0.clone()),
+        text: captured.received,
     }
 }

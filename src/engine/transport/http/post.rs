@@ -8,6 +8,7 @@ use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 
+use super::capture::Captured;
 use super::checks::{has_json_content_type, origin_rejection};
 use super::render::{render, transport_error};
 use super::{EMPTY, inbound};
@@ -16,10 +17,14 @@ use crate::engine::pipeline;
 use crate::engine::protocol::jsonrpc::code;
 use crate::engine::protocol::message::Body;
 
-pub(crate) async fn post(State(engine): State<Arc<Engine>>, request: Request) -> Response {
+pub(crate) async fn post(
+    State(engine): State<Arc<Engine>>,
+    request: Request,
+    captured: Captured,
+) -> Response {
     let limit = engine.limits.max_body_bytes;
     let (parts, body) = request.into_parts();
-    let mut inbound = inbound(parts);
+    let mut inbound = inbound(parts, captured);
     // The capture already read the body whole and kept its text: parsed from there, it is
     // not collected a second time.
     let received = inbound.text.clone();

@@ -9,6 +9,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
+use super::capture::Captured;
 use super::checks::{lists, modern_get_or_delete, origin_rejection};
 use super::render::{status_code, transport_error};
 use super::{EMPTY, inbound, sse};
@@ -22,7 +23,11 @@ use crate::engine::state::stream::{self, STANDALONE};
 const LAST_EVENT_ID: &str = "last-event-id";
 
 /// GET: the session's stream of server-to-client messages (list_changed and friends).
-pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> Response {
+pub(crate) async fn get(
+    State(engine): State<Arc<Engine>>,
+    request: Request,
+    captured: Captured,
+) -> Response {
     // axum routes HEAD here too; opening (and so taking over) the session's stream for a
     // request that never reads it would silently end the client's real GET stream.
     if request.method() == axum::http::Method::HEAD {
@@ -32,7 +37,7 @@ pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> 
         )
             .into_response();
     }
-    let inbound = match checked(&engine, request) {
+    let inbound = match checked(&engine, request, captured) {
         Ok(inbound) => inbound,
         Err(rejection) => return *rejection,
     };
@@ -77,8 +82,12 @@ pub(crate) async fn get(State(engine): State<Arc<Engine>>, request: Request) -> 
 }
 
 /// DELETE: the client ends its session; the id answers 404 from now on.
-pub(crate) async fn delete(State(engine): State<Arc<Engine>>, request: Request) -> Response {
-    let inbound = match checked(&engine, request) {
+pub(crate) async fn delete(
+    State(engine): State<Arc<Engine>>,
+    request: Request,
+    captured: Captured,
+) -> Response {
+    let inbound = match checked(&engine, request, captured) {
         Ok(inbound) => inbound,
         Err(rejection) => return *rejection,
     };
@@ -113,8 +122,12 @@ async fn streams_ended(engine: &Engine, session: &str) {
 }
 
 /// The request's inbound part, once `Origin` and the era allow a GET or DELETE at all.
-fn checked(engine: &Engine, request: Request) -> Result<Inbound, Box<Response>> {
-    let inbound = inbound(request.into_parts().0);
+fn checked(
+    engine: &Engine,
+    request: Request,
+    captured: Captured,
+) -> Result<Inbound, Box<Response>> {
+    let inbound = inbound(request.into_parts().0, captured);
     let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
     if let Some(rejection) = origin_rejection(engine, headers) {
         return Err(Box::new(rejection));

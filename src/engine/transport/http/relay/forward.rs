@@ -48,7 +48,11 @@ const NOT_FORWARDED: [&str; 11] = [
 ];
 
 /// The MCP endpoint of a relay: POST, GET and DELETE forwarded to the upstream.
-pub(crate) async fn mcp(State(engine): State<Arc<Engine>>, request: Request) -> Response {
+pub(crate) async fn mcp(
+    State(engine): State<Arc<Engine>>,
+    request: Request,
+    exchange: Option<ExchangeId>,
+) -> Response {
     let Some(relay) = engine.relay.as_ref() else {
         return StatusCode::NOT_FOUND.into_response();
     };
@@ -56,7 +60,6 @@ pub(crate) async fn mcp(State(engine): State<Arc<Engine>>, request: Request) -> 
         return rejection;
     }
     let (parts, body) = request.into_parts();
-    let exchange = parts.extensions.get::<ExchangeId>().copied();
     let Some(body) = read_request_body(body, engine.limits.max_body_bytes).await else {
         return transport_error(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -83,7 +86,11 @@ pub(crate) async fn mcp(State(engine): State<Arc<Engine>>, request: Request) -> 
 
 /// Everything else on a relay: the OAuth legs and discovery documents, the authorize
 /// bounce, and 403 for hosts that are not allowed.
-pub(crate) async fn other(State(engine): State<Arc<Engine>>, request: Request) -> Response {
+pub(crate) async fn other(
+    State(engine): State<Arc<Engine>>,
+    request: Request,
+    exchange: Option<ExchangeId>,
+) -> Response {
     let Some(relay) = engine.relay.as_ref() else {
         return StatusCode::NOT_FOUND.into_response();
     };
@@ -91,7 +98,6 @@ pub(crate) async fn other(State(engine): State<Arc<Engine>>, request: Request) -
         return refused;
     }
     let (parts, body) = request.into_parts();
-    let exchange = parts.extensions.get::<ExchangeId>().copied();
     let face = Face::of(relay, &parts.headers);
     let mut url = match route(relay, parts.uri.path(), parts.uri.query()) {
         Leg::Auth(url) => url,
