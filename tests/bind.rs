@@ -187,10 +187,10 @@ async fn a_copy_of_a_served_tool_changed_after_is_served_changed_and_checked_aga
     assert!(error.to_string().contains("inputSchema"), "{error}");
 }
 
-/// A fixture on the default address leaves its server with a listener its runtime already
-/// waits on, which starts serving when the first client connects (benches/README.md,
-/// "Start without waking the runtime"): a client that comes late is served, and a fixture
-/// no client ever reached still shuts down and closes its port.
+/// A fixture on the default address claims a listener bound ahead and arms it: its server
+/// starts when the first client connects (benches/README.md, "Armed listeners, members kept
+/// apart"): a client that comes late is served, and a fixture no client ever reached still
+/// shuts down and closes its port.
 #[tokio::test]
 async fn a_fixture_serves_a_late_first_client_and_shuts_down_when_none_came() {
     // Arrange: fixtures that stop leave a spare on every runtime of the pool.
