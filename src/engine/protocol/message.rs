@@ -41,24 +41,26 @@ impl Body {
 impl Message {
     /// The member `name`: the last one so named.
     pub(crate) fn member(&self, name: &str) -> Option<&Value> {
-        match self {
-            Message::Members(members) => members
-                .iter()
-                .rev()
-                .find(|(key, _)| key == name)
-                .map(|(_, value)| value),
-            Message::Other(_) => None,
-        }
+        let (members, at) = self.find(name)?;
+        members.get(at).map(|(_, value)| value)
     }
 
     /// [`member`](Self::member), to change it in place.
     pub(crate) fn member_mut(&mut self, name: &str) -> Option<&mut Value> {
+        let at = self.find(name)?.1;
         match self {
-            Message::Members(members) => members
-                .iter_mut()
-                .rev()
-                .find(|(key, _)| key == name)
-                .map(|(_, value)| value),
+            Message::Members(members) => members.get_mut(at).map(|(_, value)| value),
+            Message::Other(_) => None,
+        }
+    }
+
+    /// The members and where the last one named `name` is among them.
+    fn find(&self, name: &str) -> Option<(&[(String, Value)], usize)> {
+        match self {
+            Message::Members(members) => {
+                let at = members.iter().rposition(|(key, _)| key == name)?;
+                Some((members, at))
+            }
             Message::Other(_) => None,
         }
     }
