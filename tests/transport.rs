@@ -485,6 +485,62 @@ async fn initialize_without_a_required_field_gets_invalid_params_naming_it() {
     schema::assert_server_messages_valid(&server.log());
 }
 
+// Same sections: a field of the wrong type is named too, and the session keeps what the client
+// sent, whether the params follow `method` (the server reads them from their text) or come
+// before it (it reads them as a value).
+#[tokio::test]
+async fn initialize_params_read_the_same_before_or_after_the_method() {
+    let server = echo_server().await;
+    let peer = Peer::new(&server);
+    let in_order = |params: &Value, params_first: bool| {
+        if params_first {
+            json!({ "params": params, "jsonrpc": "2.0", "id": 7, "method": "initialize" })
+        } else {
+            request(7, "initialize", params.clone())
+        }
+    };
+    let cases = [
+        ("/protocolVersion", json!(2025), "params.protocolVersion"),
+        ("/capabilities", json!([]), "params.capabilities"),
+        ("/clientInfo", json!("me"), "params.clientInfo"),
+        ("/clientInfo/version", json!(1), "params.clientInfo.version"),
+    ];
+    let failing = cases.len();
+    for (pointer, wrong, needle) in cases {
+        let mut params = raw::init_params("2025-11-25");
+        *params.pointer_mut(pointer).expect("a field") = wrong;
+        for params_first in [false, true] {
+            let response = peer.post(&in_order(&params, params_first)).await;
+            let body = rpc_body(response).await;
+            let message = expect_error(&body, -32602);
+            assert_mentions(&message, &[needle]);
+        }
+    }
+    assert!(server.sessions().is_empty(), "no session was opened");
+
+    let capabilities = json!({ "roots": { "listChanged": true }, "x-\u{e9}": [1, {}] });
+    for params_first in [false, true] {
+        let params = json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": capabilities,
+            "clientInfo": { "name": "quoted \"name\" \u{e9}", "version": "1.0", "title": "T" },
+        });
+        let response = peer.post(&in_order(&params, params_first)).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let session = server.sessions().pop().expect("a session");
+        assert_eq!(
+            session.client_name.as_deref(),
+            Some("quoted \"name\" \u{e9}")
+        );
+        assert_eq!(session.client_version.as_deref(), Some("1.0"));
+        assert_eq!(session.client_capabilities, capabilities);
+    }
+    let logged = server.log().mcp().method("initialize").count();
+    assert_eq!(logged, 2 * failing + 2, "every request is logged");
+
+    schema::assert_server_messages_valid(&server.log());
+}
+
 // ---------------------------------------------------------------------------------------------
 // notifications and client responses
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 use crate::engine::Engine;
 use crate::engine::declared::ServerInfo;
 use crate::engine::protocol::era;
+use crate::engine::protocol::handshake::{Handshake, each_member};
 use crate::engine::protocol::jsonrpc::{RpcError, write_result_head, write_str};
+use crate::engine::state::sent::Sent;
 use crate::engine::state::session::Session;
 use crate::log::Transport;
 
@@ -48,43 +50,95 @@ impl Initialized<'_> {
     }
 }
 
-/// Checks the `initialize` params, negotiates the revision and opens a session, which
-/// keeps the client's `clientInfo` and `capabilities` (moved out of `params`).
-pub(crate) fn initialize(
-    engine: &Engine,
-    params: Value,
-    transport: Transport,
-) -> Result<(Initialized<'_>, Arc<Session>), RpcError> {
-    // One pass over the params, moving out what the session keeps, instead of a lookup by
-    // name (and a hash of the name) for each member read and each member moved.
-    let (mut requested, mut capabilities, mut client_info) = (None, None, None);
-    if let Value::Object(members) = params {
-        for (key, value) in members {
+/// What an `initialize` asked for, checked: the revision it requested, and the client's
+/// `clientInfo` and `capabilities`, which its session keeps.
+pub(crate) struct Hello {
+    requested: String,
+    client_info: Sent,
+    capabilities: Sent,
+}
+
+impl Hello {
+    /// Checks the params of an `initialize` that its message kept as a handshake, reading
+    /// them from their text.
+    pub(crate) fn of_handshake(handshake: &Handshake) -> Result<Hello, RpcError> {
+        let requested = handshake
+            .protocol_version()
+            .filter(|text| text.starts_with('"'))
+            .and_then(|text| serde_json::from_str::<String>(text).ok())
+            .ok_or_else(|| must_be("protocolVersion", "a string"))?;
+        let capabilities =
+            object(handshake.capabilities()).ok_or_else(|| must_be("capabilities", "an object"))?;
+        let client_info =
+            object(handshake.client_info()).ok_or_else(|| must_be("clientInfo", "an object"))?;
+        let mut strings = [false; 2];
+        // An object, as the handshake found: reading its members cannot fail.
+        let _ = each_member(client_info, |name, value| {
+            let is_string = value.get().starts_with('"');
+            match name {
+                "name" => strings[0] = is_string,
+                "version" => strings[1] = is_string,
+                _ => {}
+            }
+        });
+        client_info_strings(strings)?;
+        Ok(Hello {
+            requested,
+            client_info: Sent::text(client_info),
+            capabilities: Sent::text(capabilities),
+        })
+    }
+
+    /// Checks the params of an `initialize` read as a value, moving out what the session
+    /// keeps.
+    pub(crate) fn of_params(params: Value) -> Result<Hello, RpcError> {
+        // One pass over the params, moving out what the session keeps, instead of a lookup
+        // by name (and a hash of the name) for each member read and each member moved.
+        let (mut requested, mut capabilities, mut client_info) = (None, None, None);
+        if let Value::Object(members) = params {
+            for (key, value) in members {
+                match key.as_str() {
+                    "protocolVersion" => requested = Some(value),
+                    "capabilities" => capabilities = Some(value),
+                    "clientInfo" => client_info = Some(value),
+                    _ => {}
+                }
+            }
+        }
+        let Some(Value::String(requested)) = requested else {
+            return Err(must_be("protocolVersion", "a string"));
+        };
+        let capabilities = capabilities
+            .filter(Value::is_object)
+            .ok_or_else(|| must_be("capabilities", "an object"))?;
+        let client_info = client_info
+            .filter(Value::is_object)
+            .ok_or_else(|| must_be("clientInfo", "an object"))?;
+        let mut strings = [false; 2];
+        for (key, value) in client_info.as_object().into_iter().flatten() {
             match key.as_str() {
-                "protocolVersion" => requested = Some(value),
-                "capabilities" => capabilities = Some(value),
-                "clientInfo" => client_info = Some(value),
+                "name" => strings[0] = value.is_string(),
+                "version" => strings[1] = value.is_string(),
                 _ => {}
             }
         }
+        client_info_strings(strings)?;
+        Ok(Hello {
+            requested,
+            client_info: client_info.into(),
+            capabilities: capabilities.into(),
+        })
     }
-    let Some(Value::String(requested)) = requested else {
-        return Err(must_be("protocolVersion", "a string"));
-    };
-    let capabilities = capabilities
-        .filter(Value::is_object)
-        .ok_or_else(|| must_be("capabilities", "an object"))?;
-    let client_info = client_info
-        .filter(Value::is_object)
-        .ok_or_else(|| must_be("clientInfo", "an object"))?;
-    let mut strings = [false; 2];
-    for (key, value) in client_info.as_object().into_iter().flatten() {
-        match key.as_str() {
-            "name" => strings[0] = value.is_string(),
-            "version" => strings[1] = value.is_string(),
-            _ => {}
-        }
-    }
+}
+
+/// `text`, when it is a JSON object's.
+fn object(text: Option<&str>) -> Option<&str> {
+    text.filter(|text| text.starts_with('{'))
+}
+
+/// `-32602` unless `clientInfo.name` and `clientInfo.version` are strings (`strings`, in
+/// that order).
+fn client_info_strings(strings: [bool; 2]) -> Result<(), RpcError> {
     for (field, is_string) in ["name", "version"].into_iter().zip(strings) {
         if !is_string {
             return Err(RpcError::invalid_params(format!(
@@ -92,6 +146,21 @@ pub(crate) fn initialize(
             )));
         }
     }
+    Ok(())
+}
+
+/// Negotiates the revision `hello` requested and opens a session, which keeps the client's
+/// `clientInfo` and `capabilities`.
+pub(crate) fn initialize(
+    engine: &Engine,
+    hello: Hello,
+    transport: Transport,
+) -> Result<(Initialized<'_>, Arc<Session>), RpcError> {
+    let Hello {
+        requested,
+        client_info,
+        capabilities,
+    } = hello;
     let Some(version) = era::negotiate(&requested, &engine.versions) else {
         return Err(RpcError::new(
             crate::engine::protocol::jsonrpc::code::INVALID_REQUEST,

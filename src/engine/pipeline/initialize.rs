@@ -12,7 +12,8 @@ use super::outcome::{Framing, Outcome, Reply};
 use super::plan::{self, Setting};
 use crate::engine::Engine;
 use crate::engine::capture::{Arrival, Recorder};
-use crate::engine::methods::{lifecycle, replay};
+use crate::engine::methods::lifecycle::{self, Hello};
+use crate::engine::methods::replay;
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 use crate::engine::protocol::message::Message;
 use crate::engine::protocol::method::INITIALIZE;
@@ -28,6 +29,13 @@ pub(crate) async fn answer(
     params: Value,
     message: Message,
 ) -> Outcome {
+    // Params read as a handshake stay in the message, as text; they become a value only for
+    // faults, which may match on them.
+    let hello = message.handshake().map(Hello::of_handshake);
+    let params = match message.handshake() {
+        Some(handshake) if !engine.faults.is_empty() => handshake.value().clone(),
+        _ => params,
+    };
     let arrival = Arrival {
         text: inbound.text.clone(),
         params: Some(&params),
@@ -82,7 +90,8 @@ pub(crate) async fn answer(
         record.answered(&response, None);
         return Outcome::in_mode(response);
     }
-    match lifecycle::initialize(engine, params, inbound.transport) {
+    let hello = hello.unwrap_or_else(|| Hello::of_params(params));
+    match hello.and_then(|hello| lifecycle::initialize(engine, hello, inbound.transport)) {
         Ok((initialized, session)) => {
             engine.expiry.opened(
                 &session.id,

@@ -21,7 +21,7 @@ pub(crate) async fn message(
     inbound: &Inbound,
     mut message: Message,
 ) -> Outcome {
-    let classified = match jsonrpc::classify_taking(&mut message) {
+    let classified = match jsonrpc::classify_leaving_handshake(&mut message) {
         Incoming::Request { id, method, params } if method == INITIALIZE => {
             return initialize::answer(engine, inbound, &id, params, message).await;
         }

@@ -145,8 +145,8 @@ fn admit(
 fn session_for(engine: &Engine, declared: &Declared, transport: Transport) -> Arc<Session> {
     let session = engine.sessions.detached(
         declared.version,
-        declared.client_info.clone(),
-        declared.capabilities.clone(),
+        declared.client_info.clone().into(),
+        declared.capabilities.clone().into(),
         transport,
     );
     session.log_only_at(declared.log_level);

@@ -110,7 +110,13 @@ pub(crate) enum Incoming {
 
 /// Classifies one message, naming the member at fault when it is not valid JSON-RPC.
 pub(crate) fn classify(message: &Message) -> Incoming {
-    classify_as(message.members().map(Envelope::of), |params| params.clone())
+    let mut incoming = classify_as(message.members().map(Envelope::of), |params| params.clone());
+    if let (Some(handshake), Incoming::Request { params, .. }) =
+        (message.handshake(), &mut incoming)
+    {
+        *params = handshake.value().clone();
+    }
+    incoming
 }
 
 /// [`classify`] of a [`Message`], moving a request's or a notification's `params` out of it
@@ -118,7 +124,21 @@ pub(crate) fn classify(message: &Message) -> Incoming {
 /// [`restore_params`] undoes for whoever needs the message whole (the log, when it cannot
 /// keep the body's own text).
 pub(crate) fn classify_taking(message: &mut Message) -> Incoming {
+    taking(message, false)
+}
+
+/// [`classify_taking`], except that the params of an `initialize` read as a handshake stay in
+/// the message, and the request's `params` are null: the handshake reads them from there,
+/// without making them a value.
+pub(crate) fn classify_leaving_handshake(message: &mut Message) -> Incoming {
+    taking(message, true)
+}
+
+fn taking(message: &mut Message, leave_handshake: bool) -> Incoming {
     let mut incoming = classify_as(message.members().map(Envelope::of), |_| Value::Null);
+    if leave_handshake && message.handshake().is_some() {
+        return incoming;
+    }
     if let Incoming::Request { params, .. } | Incoming::Notification { params, .. } = &mut incoming
         && let Some(slot) = message.member_mut("params")
     {
@@ -130,6 +150,9 @@ pub(crate) fn classify_taking(message: &mut Message) -> Incoming {
 /// Puts back into `message` the `params` that [`classify_taking`] moved out of it (a
 /// message whose `params` are still there is left as it is).
 pub(crate) fn restore_params(message: &mut Message, params: &Value) {
+    if message.handshake().is_some() {
+        return;
+    }
     if let Some(slot) = message.member_mut("params").filter(|slot| slot.is_null()) {
         *slot = params.clone();
     }
@@ -206,10 +229,10 @@ struct Envelope<'a> {
 
 impl<'a> Envelope<'a> {
     /// Reads the members of an object (a name sent twice: the last one counts, as in a map).
-    fn of(members: impl IntoIterator<Item = (&'a String, &'a Value)>) -> Envelope<'a> {
+    fn of(members: impl IntoIterator<Item = (&'a str, &'a Value)>) -> Envelope<'a> {
         let mut found = Envelope::default();
         for (key, value) in members {
-            match key.as_str() {
+            match key {
                 "id" => found.id = Some(value),
                 "jsonrpc" => found.jsonrpc = Some(value),
                 "method" => found.method = Some(value),

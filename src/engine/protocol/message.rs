@@ -5,21 +5,87 @@
 //! debug build parsed `initialize` in 58 K instructions this way instead of 77 K
 //! (benches/README.md, "Armed listeners, members kept apart"). Only a message that must be
 //! whole again (in the log when its text was not kept, or a client's response handed to the
-//! request that waits for it) is put into a map, by [`Message::into_value`].
+//! request that waits for it) is put into a map, by [`Message::into_value`]. The params of an
+//! `initialize` are read from their text as a [`Handshake`].
 
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::handshake::Handshake;
+use super::method::INITIALIZE;
 
 /// One JSON-RPC message.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Message {
     /// A JSON object's members in the order they came. A name sent twice is there twice; the
     /// last one counts, as in a map.
-    Members(Vec<(String, Value)>),
+    Members(Vec<(Name, Value)>),
+    /// An `initialize` request whose `params` (one object, after its `method`) are read as a
+    /// [`Handshake`]: its other members, and the handshake, which stood at `at` among them.
+    Initialize {
+        members: Vec<(Name, Value)>,
+        at: usize,
+        handshake: Box<Handshake>,
+    },
     /// Any other JSON value, which is no JSON-RPC message.
     Other(Value),
+}
+
+/// A member's name: the names of JSON-RPC's envelope as constants, any other as sent, so that
+/// reading a message allocates no string for the names every message has.
+#[derive(Debug, Clone)]
+pub(crate) enum Name {
+    Known(&'static str),
+    Other(String),
+}
+
+/// The names of JSON-RPC's envelope (a request, a notification, a response).
+const ENVELOPE: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+
+impl Name {
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            Name::Known(name) => name,
+            Name::Other(name) => name,
+        }
+    }
+
+    fn into_string(self) -> String {
+        match self {
+            Name::Known(name) => name.to_string(),
+            Name::Other(name) => name,
+        }
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Name) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Name, D::Error> {
+        struct NameVisitor;
+        impl Visitor<'_> for NameVisitor {
+            type Value = Name;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Name, E> {
+                Ok(match ENVELOPE.iter().find(|known| **known == name) {
+                    Some(known) => Name::Known(known),
+                    None => Name::Other(name.to_string()),
+                })
+            }
+        }
+        deserializer.deserialize_str(NameVisitor)
+    }
 }
 
 /// A body (or a line) read as JSON-RPC: one message, or a JSON array (a batch).
@@ -34,51 +100,105 @@ impl Body {
     /// errors, nesting limit and trailing-character check), without a map for the message's
     /// own members.
     pub(crate) fn parse(bytes: &[u8]) -> serde_json::Result<Body> {
-        serde_json::from_slice(bytes)
+        // A body that fails is read again without handshakes, so that its error is the one
+        // `serde_json` gives for the whole text, whatever the handshake's reading found.
+        Body::parse_with(bytes, true).or_else(|_| Body::parse_with(bytes, false))
+    }
+
+    fn parse_with(bytes: &[u8], handshakes: bool) -> serde_json::Result<Body> {
+        let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+        let body = BodySeed { handshakes }.deserialize(&mut deserializer)?;
+        deserializer.end()?;
+        Ok(body)
     }
 }
 
 impl Message {
-    /// The member `name`: the last one so named.
+    /// The member `name`: the last one so named (an `initialize`'s params: their value,
+    /// read from their text the first time).
     pub(crate) fn member(&self, name: &str) -> Option<&Value> {
+        if let (Message::Initialize { handshake, .. }, "params") = (self, name) {
+            return Some(handshake.value());
+        }
         let (members, at) = self.find(name)?;
         members.get(at).map(|(_, value)| value)
     }
 
-    /// [`member`](Self::member), to change it in place.
+    /// [`member`](Self::member), to change it in place (an `initialize`'s params become a
+    /// value among its members).
     pub(crate) fn member_mut(&mut self, name: &str) -> Option<&mut Value> {
+        if let (Message::Initialize { .. }, "params") = (&*self, name) {
+            self.settle();
+        }
         let at = self.find(name)?.1;
         match self {
-            Message::Members(members) => members.get_mut(at).map(|(_, value)| value),
+            Message::Members(members) | Message::Initialize { members, .. } => {
+                members.get_mut(at).map(|(_, value)| value)
+            }
             Message::Other(_) => None,
         }
     }
 
     /// The members and where the last one named `name` is among them.
-    fn find(&self, name: &str) -> Option<(&[(String, Value)], usize)> {
+    fn find(&self, name: &str) -> Option<(&[(Name, Value)], usize)> {
         match self {
-            Message::Members(members) => {
-                let at = members.iter().rposition(|(key, _)| key == name)?;
+            Message::Members(members) | Message::Initialize { members, .. } => {
+                let at = members.iter().rposition(|(key, _)| key.as_str() == name)?;
                 Some((members, at))
             }
             Message::Other(_) => None,
         }
     }
 
-    /// The members, when the message is a JSON object.
-    pub(crate) fn members(&self) -> Option<impl Iterator<Item = (&String, &Value)>> {
+    /// The members, when the message is a JSON object: all of them, but for the params of an
+    /// `initialize`, which its [`handshake`](Self::handshake) holds.
+    pub(crate) fn members(&self) -> Option<impl Iterator<Item = (&str, &Value)>> {
         match self {
-            Message::Members(members) => Some(members.iter().map(|(key, value)| (key, value))),
+            Message::Members(members) | Message::Initialize { members, .. } => {
+                Some(members.iter().map(|(key, value)| (key.as_str(), value)))
+            }
             Message::Other(_) => None,
+        }
+    }
+
+    /// The params of an `initialize`, read from their text.
+    pub(crate) fn handshake(&self) -> Option<&Handshake> {
+        match self {
+            Message::Initialize { handshake, .. } => Some(handshake),
+            _ => None,
+        }
+    }
+
+    /// Makes an `initialize` an object's members like any other, its params a value again.
+    fn settle(&mut self) {
+        if let Message::Initialize { .. } = self {
+            let Message::Initialize {
+                mut members,
+                at,
+                handshake,
+            } = std::mem::replace(self, Message::Other(Value::Null))
+            else {
+                return;
+            };
+            let at = at.min(members.len());
+            members.insert(at, (Name::Known("params"), handshake.into_value()));
+            *self = Message::Members(members);
         }
     }
 
     /// The message as one JSON value: its members in a map, in the order they came (a name
     /// sent twice keeps its first place and its last value, as parsing into a map does).
-    pub(crate) fn into_value(self) -> Value {
+    pub(crate) fn into_value(mut self) -> Value {
+        self.settle();
         match self {
-            Message::Members(members) => Value::Object(members.into_iter().collect()),
+            Message::Members(members) => Value::Object(
+                members
+                    .into_iter()
+                    .map(|(name, value)| (name.into_string(), value))
+                    .collect(),
+            ),
             Message::Other(value) => value,
+            Message::Initialize { .. } => Value::Null,
         }
     }
 }
@@ -86,19 +206,49 @@ impl Message {
 impl From<Value> for Message {
     fn from(value: Value) -> Message {
         match value {
-            Value::Object(map) => Message::Members(map.into_iter().collect()),
+            Value::Object(map) => Message::Members(
+                map.into_iter()
+                    .map(|(name, value)| (Name::Other(name), value))
+                    .collect(),
+            ),
             other => Message::Other(other),
         }
     }
 }
 
-impl<'de> Deserialize<'de> for Body {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Body, D::Error> {
-        deserializer.deserialize_any(BodyVisitor)
+/// Reads a body; `handshakes`: an `initialize`'s params as a [`Handshake`].
+struct BodySeed {
+    handshakes: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for BodySeed {
+    type Value = Body;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Body, D::Error> {
+        deserializer.deserialize_any(BodyVisitor {
+            handshakes: self.handshakes,
+        })
     }
 }
 
-struct BodyVisitor;
+struct BodyVisitor {
+    handshakes: bool,
+}
+
+/// `message`, with its params a value again unless it is still an `initialize` with one
+/// `params` member: a later `method` may have renamed it, a later `params` replaced them.
+fn settled_unless_initialize(mut message: Message) -> Message {
+    let still = match &message {
+        Message::Initialize { members, .. } => members.iter().all(|(name, value)| {
+            name.as_str() != "params" && (name.as_str() != "method" || value == INITIALIZE)
+        }),
+        _ => true,
+    };
+    if !still {
+        message.settle();
+    }
+    message
+}
 
 /// A value that is neither an object nor an array: a message, if an invalid one.
 fn other(value: Value) -> Body {
@@ -114,11 +264,33 @@ impl<'de> Visitor<'de> for BodyVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Body, A::Error> {
         let mut members = Vec::new();
-        while let Some(name) = map.next_key::<String>()? {
+        let mut initialize = false;
+        let mut handshake = None;
+        while let Some(name) = map.next_key::<Name>()? {
+            if self.handshakes && initialize && handshake.is_none() && name.as_str() == "params" {
+                let text = map.next_value::<Box<RawValue>>()?;
+                match Handshake::read(text) {
+                    Ok(read) => handshake = Some((members.len(), Box::new(read))),
+                    // What is no object, or too deep to read alone, is read with its body.
+                    Err(_) => return Err(serde::de::Error::custom("read with its body")),
+                }
+                continue;
+            }
             let value = map.next_value::<Value>()?;
+            if name.as_str() == "method" {
+                initialize = value.as_str() == Some(INITIALIZE);
+            }
             members.push((name, value));
         }
-        Ok(Body::One(Message::Members(members)))
+        let message = match handshake {
+            Some((at, handshake)) => Message::Initialize {
+                members,
+                at,
+                handshake,
+            },
+            None => Message::Members(members),
+        };
+        Ok(Body::One(settled_unless_initialize(message)))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Body, A::Error> {
@@ -178,6 +350,11 @@ mod tests {
             r#"1.5e3"#,
             r#"true"#,
             r#"null"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}},"x":1}"#,
+            r#"{"method":"initialize","params":{"a":1},"method":"ping"}"#,
+            r#"{"method":"initialize","params":{"a":1},"params":{"b":2}}"#,
+            r#"{"params":{"a":1},"method":"initialize"}"#,
+            r#"{"method":"initialize","params":[1]}"#,
         ];
         for text in texts {
             let expected: Value = serde_json::from_str(text).expect("valid JSON");
@@ -197,10 +374,51 @@ mod tests {
             let read = Body::parse(bad.as_bytes()).expect_err("not JSON");
             assert_eq!(read.to_string(), expected.to_string(), "{bad:?}");
         }
-        let deep = "[".repeat(200) + &"]".repeat(200);
-        let expected = serde_json::from_str::<Value>(&deep).expect_err("too deep");
-        let read = Body::parse(deep.as_bytes()).expect_err("too deep");
-        assert_eq!(read.to_string(), expected.to_string());
+        let nested = "[".repeat(200) + &"]".repeat(200);
+        for deep in [
+            nested.clone(),
+            format!(r#"{{"method":"initialize","params":{{"a":{nested}}}}}"#),
+        ] {
+            let expected = serde_json::from_str::<Value>(&deep).expect_err("too deep");
+            let read = Body::parse(deep.as_bytes()).expect_err("too deep");
+            assert_eq!(read.to_string(), expected.to_string());
+        }
+    }
+
+    /// Only an `initialize` whose one `params` object follows its `method` keeps them as a
+    /// handshake; it reads them as a value when asked, as any other message would.
+    #[test]
+    fn an_initialize_keeps_its_params_as_a_handshake() {
+        let parse = |text: &str| match Body::parse(text.as_bytes()) {
+            Ok(Body::One(message)) => message,
+            other => panic!("{text}: {other:?}"),
+        };
+        let mut message =
+            parse(r#"{"id":1,"method":"initialize","params":{"protocolVersion":"v"},"x":2}"#);
+        let handshake = message.handshake().expect("a handshake");
+        assert_eq!(handshake.protocol_version(), Some(r#""v""#));
+        assert_eq!(
+            message.member("params"),
+            Some(&serde_json::json!({"protocolVersion": "v"}))
+        );
+        assert_eq!(message.member("x"), Some(&Value::from(2)));
+        if let Some(params) = message.member_mut("params") {
+            params["protocolVersion"] = Value::from("w");
+        }
+        assert!(message.handshake().is_none());
+        assert_eq!(
+            message.into_value().to_string(),
+            r#"{"id":1,"method":"initialize","params":{"protocolVersion":"w"},"x":2}"#
+        );
+        for text in [
+            r#"{"params":{},"method":"initialize"}"#,
+            r#"{"method":"initialize","params":{},"method":"ping"}"#,
+            r#"{"method":"initialize","params":{},"params":{}}"#,
+            r#"{"method":"initialize","params":[]}"#,
+            r#"{"method":"ping","params":{}}"#,
+        ] {
+            assert!(parse(text).handshake().is_none(), "{text}");
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 pub(crate) mod era;
 pub(crate) mod garble;
+pub(crate) mod handshake;
 pub(crate) mod jsonrpc;
 pub(crate) mod message;
 pub(crate) mod method;

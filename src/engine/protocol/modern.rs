@@ -15,6 +15,7 @@ use http::HeaderMap;
 use http::header::AsHeaderName;
 use serde_json::{Value, json};
 
+use super::handshake::each_member;
 use super::jsonrpc::{RpcError, code, member};
 use super::message::Message;
 use super::method::{INITIALIZE, Method};
@@ -77,11 +78,17 @@ pub(crate) fn is_modern(
     if served.iter().all(|v| v.is_modern()) {
         return true;
     }
-    let meta_version = message
-        .member("params")
-        .and_then(|p| member(p, "_meta"))
-        .and_then(|m| member(m, META_VERSION))
-        .is_some();
+    let meta_version = match message.handshake() {
+        Some(handshake) => handshake.meta().is_some_and(|meta| {
+            let mut named = false;
+            each_member(meta, |name, _| named |= name == META_VERSION).is_ok() && named
+        }),
+        None => message
+            .member("params")
+            .and_then(|p| member(p, "_meta"))
+            .and_then(|m| member(m, META_VERSION))
+            .is_some(),
+    };
     if meta_version {
         return true;
     }

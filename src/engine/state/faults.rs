@@ -45,6 +45,11 @@ impl Faults {
         self.rules.read().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Whether no rule is set, so no params need reading to match one.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.read().is_empty()
+    }
+
     fn write(&self) -> RwLockWriteGuard<'_, Vec<Arc<Rule>>> {
         self.rules.write().unwrap_or_else(|p| p.into_inner())
     }

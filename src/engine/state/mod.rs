@@ -12,6 +12,7 @@ pub(crate) mod expiry;
 pub(crate) mod faults;
 pub(crate) mod outbox;
 pub(crate) mod responses;
+pub(crate) mod sent;
 pub(crate) mod session;
 pub(crate) mod shared;
 pub(crate) mod stream;

@@ -13,6 +13,7 @@ use serde_json::Value;
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::sent::Sent;
 use super::stream::{Poll, STANDALONE, Streams};
 use crate::log::Transport;
 use crate::signal::Signal;
@@ -49,8 +50,8 @@ pub(crate) struct Session {
     pub(crate) version: ProtocolVersion,
     /// What carries its messages, as the capture names it.
     pub(crate) transport: Transport,
-    client_info: Value,
-    client_capabilities: Value,
+    client_info: Sent,
+    client_capabilities: Sent,
     created_at: DateTime<Utc>,
     state: Mutex<State>,
     wake: Signal,
@@ -84,7 +85,7 @@ impl Session {
 
     /// The capabilities the client declared in `initialize`.
     pub(crate) fn client_capabilities(&self) -> &Value {
-        &self.client_capabilities
+        self.client_capabilities.get()
     }
 
     /// Queues a message on the standalone (GET) stream.
@@ -253,6 +254,7 @@ impl Session {
         let state = self.state();
         let field = |name: &str| {
             self.client_info
+                .get()
                 .get(name)
                 .and_then(Value::as_str)
                 .map(str::to_string)
@@ -262,7 +264,7 @@ impl Session {
             protocol_version: self.version,
             client_name: field("name"),
             client_version: field("version"),
-            client_capabilities: self.client_capabilities.clone(),
+            client_capabilities: self.client_capabilities.get().clone(),
             initialized: state.initialized,
             stream_open: state.streams.standalone_open(),
             transport: self.transport,
@@ -311,8 +313,8 @@ impl Sessions {
     pub(crate) fn create(
         &self,
         version: ProtocolVersion,
-        client_info: Value,
-        client_capabilities: Value,
+        client_info: Sent,
+        client_capabilities: Sent,
         transport: Transport,
     ) -> Arc<Session> {
         let session = self.detached(version, client_info, client_capabilities, transport);
@@ -339,8 +341,8 @@ impl Sessions {
     pub(crate) fn detached(
         &self,
         version: ProtocolVersion,
-        client_info: Value,
-        client_capabilities: Value,
+        client_info: Sent,
+        client_capabilities: Sent,
         transport: Transport,
     ) -> Arc<Session> {
         Arc::new(Session {
@@ -432,20 +434,20 @@ mod tests {
         let sessions = Sessions::new(2, 10);
         let a = sessions.create(
             ProtocolVersion::V2025_11_25,
-            json!({}),
-            json!({}),
+            json!({}).into(),
+            json!({}).into(),
             Transport::Http,
         );
         let b = sessions.create(
             ProtocolVersion::V2025_11_25,
-            json!({}),
-            json!({}),
+            json!({}).into(),
+            json!({}).into(),
             Transport::Http,
         );
         let c = sessions.create(
             ProtocolVersion::V2025_11_25,
-            json!({}),
-            json!({}),
+            json!({}).into(),
+            json!({}).into(),
             Transport::Http,
         );
         assert!(sessions.get(&a.id).is_none());

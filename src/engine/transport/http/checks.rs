@@ -79,9 +79,18 @@ pub(crate) fn lists(headers: &HeaderMap, mime: &str) -> bool {
         .any(|value| value_lists(value.as_bytes(), mime.as_bytes(), kind))
 }
 
+/// The `Accept` value a client sends to list both of the types a POST may be answered with
+/// (2025-11-25 transports, "Sending Messages to the Server").
+const SPEC_ACCEPT: &[u8] = b"application/json, text/event-stream";
+
 /// One `Accept` value, read as bytes with plain loops: it is on every POST's path, where a
 /// debug build's `split`, `trim` and searchers cost about 12 K instructions per request.
 fn value_lists(value: &[u8], mime: &[u8], kind: &[u8]) -> bool {
+    // The value the transport page has every client send, compared whole (one `memcmp`)
+    // before it is read item by item, which a debug build does in about 9 K instructions.
+    if value == SPEC_ACCEPT {
+        return mime == b"application/json" || mime == b"text/event-stream";
+    }
     let mut start = 0;
     while start <= value.len() {
         let end = next(value, start, b',');
@@ -223,5 +232,9 @@ mod tests {
             "no header accepts anything"
         );
         assert!(!accepts(&accept("application/json"), sse));
+        // The value compared whole lists its two types and nothing else.
+        let spec = accept("application/json, text/event-stream");
+        assert!(lists(&spec, sse) && lists(&spec, "application/json"));
+        assert!(!lists(&spec, "text/html") && !lists(&spec, "text/*"));
     }
 }

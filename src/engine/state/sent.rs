@@ -1,0 +1,60 @@
+//! A JSON value a client sent, which the server keeps but seldom reads: an `initialize`'s
+//! `clientInfo` and `capabilities`, kept as their text until somebody reads them, so that a
+//! handshake builds no map for them (see `protocol::handshake`).
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+#[derive(Debug)]
+pub(crate) struct Sent {
+    /// The JSON text, when the value came as text and has not been read yet.
+    text: Option<Box<str>>,
+    value: OnceLock<Value>,
+}
+
+impl Sent {
+    /// A value as the text it came as, which a handshake found to be a JSON object.
+    pub(crate) fn text(text: &str) -> Sent {
+        Sent {
+            text: Some(text.into()),
+            value: OnceLock::new(),
+        }
+    }
+
+    /// The value, read the first time.
+    pub(crate) fn get(&self) -> &Value {
+        self.value.get_or_init(|| {
+            // Cannot fail: the text is a member of a handshake's params, which read as JSON
+            // too shallow to reach the nesting limit.
+            self.text
+                .as_deref()
+                .and_then(|text| serde_json::from_str(text).ok())
+                .unwrap_or(Value::Null)
+        })
+    }
+}
+
+impl From<Value> for Sent {
+    fn from(value: Value) -> Sent {
+        Sent {
+            text: None,
+            value: OnceLock::from(value),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn text_and_value_read_the_same() {
+        let text = r#"{"roots":{"listChanged":true},"sampling":{}}"#;
+        let value: Value = serde_json::from_str(text).expect("JSON");
+        assert_eq!(Sent::text(text).get(), &value);
+        assert_eq!(Sent::from(value.clone()).get(), &value);
+        assert_eq!(Sent::from(json!(null)).get(), &Value::Null);
+    }
+}
