@@ -15,8 +15,6 @@ use std::time::Duration;
 
 #[cfg(feature = "decoy-cli")]
 use axum::Router;
-use futures::StreamExt;
-use futures::stream::FuturesUnordered;
 use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
@@ -153,13 +151,6 @@ pub(crate) async fn serve_scoped(
     scope: CancellationToken,
 ) {
     let runtime = tokio::runtime::Handle::current();
-    // On a fixture's one-thread runtime the connections are polled in this task: they would
-    // run on its thread anyway, and spawning each one as a task of its own cost an aligned
-    // allocation and the scheduler's bookkeeping on the way to the first answer
-    // (benches/README.md, "Connections in the server's task"). A multi-thread runtime (the
-    // app's) spawns them, so they run in parallel.
-    let inline = runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread;
-    let mut served = FuturesUnordered::new();
     let slots = Arc::new(Semaphore::new(
         limits.max_connections.min(Semaphore::MAX_PERMITS),
     ));
@@ -173,11 +164,8 @@ pub(crate) async fn serve_scoped(
         let accepted = match first.take() {
             Some(tcp) => Ok(tcp),
             None => tokio::select! {
-                // The stop first: a connection of a stopped fixture must not answer.
-                biased;
-                () = &mut shutdown => break,
-                Some(()) = served.next(), if !served.is_empty() => continue,
                 accepted = listener.accept() => accepted.map(|(tcp, _)| tcp),
+                () = &mut shutdown => break,
             },
         };
         let tcp = match accepted {
@@ -207,11 +195,7 @@ pub(crate) async fn serve_scoped(
                     stop.clone(),
                     (slot, open.clone()),
                 );
-                if inline {
-                    served.push(connection);
-                } else {
-                    pool::spawn_scoped(&runtime, &scope, connection);
-                }
+                pool::spawn_scoped(&runtime, &scope, connection);
             }
             Err(_) => {
                 refused.note(limits.max_connections, setting);
@@ -225,13 +209,6 @@ pub(crate) async fn serve_scoped(
     drop(listener);
     stop.cancel();
     drop(open);
-    if scope.is_cancelled() {
-        // As the spawned connections of the scope are dropped: their sockets close now.
-        drop(served);
-    } else {
-        // Each finishes its current response (the stop above) and ends.
-        while served.next().await.is_some() {}
-    }
     let _ = all_closed.recv().await;
 }
 
