@@ -11,10 +11,15 @@ mod watch;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 #[cfg(feature = "decoy-cli")]
 use axum::Router;
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+use futures::task::AtomicWaker;
 use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
@@ -151,6 +156,13 @@ pub(crate) async fn serve_scoped(
     scope: CancellationToken,
 ) {
     let runtime = tokio::runtime::Handle::current();
+    // On a fixture's one-thread runtime the connections are polled in this task: they would
+    // run on its thread anyway, and spawning each one as a task of its own cost an aligned
+    // allocation and the scheduler's bookkeeping on the way to the first answer
+    // (benches/README.md, "Connections in the server's task"). A multi-thread runtime (the
+    // app's) spawns them, so they run in parallel.
+    let inline = runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread;
+    let mut served = FuturesUnordered::new();
     let slots = Arc::new(Semaphore::new(
         limits.max_connections.min(Semaphore::MAX_PERMITS),
     ));
@@ -160,13 +172,46 @@ pub(crate) async fn serve_scoped(
     // Each connection holds a sender; `recv` returns `None` once the last one is dropped.
     let (open, mut all_closed) = mpsc::channel::<()>(1);
     tokio::pin!(shutdown);
+    // The stop and the listener are polled again only when they were woken: a wake of a
+    // connection polls that connection alone.
+    let (stop_woken, listen_woken) = (Woken::new(), Woken::new());
+    let (stop_waker, listen_waker) = (
+        Waker::from(stop_woken.clone()),
+        Waker::from(listen_woken.clone()),
+    );
     loop {
         let accepted = match first.take() {
             Some(tcp) => Ok(tcp),
-            None => tokio::select! {
-                accepted = listener.accept() => accepted.map(|(tcp, _)| tcp),
-                () = &mut shutdown => break,
-            },
+            None => {
+                let next = std::future::poll_fn(|cx| {
+                    stop_woken.register(cx.waker());
+                    listen_woken.register(cx.waker());
+                    // The stop first: a connection of a stopped fixture must not answer.
+                    if stop_woken.take()
+                        && shutdown
+                            .as_mut()
+                            .poll(&mut Context::from_waker(&stop_waker))
+                            .is_ready()
+                    {
+                        return Poll::Ready(None);
+                    }
+                    while let Poll::Ready(Some(())) = served.poll_next_unpin(cx) {}
+                    if listen_woken.take()
+                        && let Poll::Ready(accepted) =
+                            listener.poll_accept(&mut Context::from_waker(&listen_waker))
+                    {
+                        // More may be waiting: the listener is asked again next time.
+                        listen_woken.note();
+                        return Poll::Ready(Some(accepted.map(|(tcp, _)| tcp)));
+                    }
+                    Poll::Pending
+                })
+                .await;
+                match next {
+                    Some(accepted) => accepted,
+                    None => break,
+                }
+            }
         };
         let tcp = match accepted {
             Ok(tcp) => tcp,
@@ -175,6 +220,10 @@ pub(crate) async fn serve_scoped(
                 // Most likely out of file descriptors (EMFILE): wait for some to close, as
                 // axum::serve and hyper 0.14 did.
                 tracing::error!(%error, "mcp-decoy: cannot accept a connection");
+                // This wait registers the task's own waker with the stop and the listener:
+                // both are polled again after it, to register theirs.
+                stop_woken.note();
+                listen_woken.note();
                 tokio::select! {
                     () = tokio::time::sleep(Duration::from_secs(1)) => continue,
                     () = &mut shutdown => break,
@@ -195,7 +244,11 @@ pub(crate) async fn serve_scoped(
                     stop.clone(),
                     (slot, open.clone()),
                 );
-                pool::spawn_scoped(&runtime, &scope, connection);
+                if inline {
+                    served.push(connection);
+                } else {
+                    pool::spawn_scoped(&runtime, &scope, connection);
+                }
             }
             Err(_) => {
                 refused.note(limits.max_connections, setting);
@@ -209,7 +262,55 @@ pub(crate) async fn serve_scoped(
     drop(listener);
     stop.cancel();
     drop(open);
+    if scope.is_cancelled() {
+        // As the spawned connections of the scope are dropped: their sockets close now.
+        drop(served);
+    } else {
+        // Each finishes its current response (the stop above) and ends.
+        while served.next().await.is_some() {}
+    }
     let _ = all_closed.recv().await;
+}
+
+/// A waker that notes it was woken before it wakes the task that waits on several sources,
+/// so the task polls again only the sources that were woken.
+struct Woken {
+    woken: AtomicBool,
+    task: AtomicWaker,
+}
+
+impl Woken {
+    /// Noted as woken, so the first poll polls the source.
+    fn new() -> Arc<Woken> {
+        Arc::new(Woken {
+            woken: AtomicBool::new(true),
+            task: AtomicWaker::new(),
+        })
+    }
+
+    fn register(&self, task: &Waker) {
+        self.task.register(task);
+    }
+
+    fn note(&self) {
+        self.woken.store(true, Ordering::Release);
+    }
+
+    /// Whether the source was woken since the last call.
+    fn take(&self) -> bool {
+        self.woken.swap(false, Ordering::AcqRel)
+    }
+}
+
+impl Wake for Woken {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.note();
+        self.task.wake();
+    }
 }
 
 /// One connection, served until it ends, a timeout expires, or the listener stops (then
