@@ -172,33 +172,41 @@ impl Message {
     /// Makes an `initialize` an object's members like any other, its params a value again.
     fn settle(&mut self) {
         if let Message::Initialize { .. } = self {
-            let Message::Initialize {
+            let taken = std::mem::replace(self, Message::Other(Value::Null));
+            *self = Message::Members(taken.into_members().unwrap_or_default());
+        }
+    }
+
+    /// The members of an object, an `initialize`'s params among them again as a value.
+    fn into_members(self) -> Option<Vec<(Name, Value)>> {
+        match self {
+            Message::Members(members) => Some(members),
+            Message::Initialize {
                 mut members,
                 at,
                 handshake,
-            } = std::mem::replace(self, Message::Other(Value::Null))
-            else {
-                return;
-            };
-            let at = at.min(members.len());
-            members.insert(at, (Name::Known("params"), handshake.into_value()));
-            *self = Message::Members(members);
+            } => {
+                let at = at.min(members.len());
+                members.insert(at, (Name::Known("params"), handshake.into_value()));
+                Some(members)
+            }
+            Message::Other(_) => None,
         }
     }
 
     /// The message as one JSON value: its members in a map, in the order they came (a name
     /// sent twice keeps its first place and its last value, as parsing into a map does).
-    pub(crate) fn into_value(mut self) -> Value {
-        self.settle();
+    pub(crate) fn into_value(self) -> Value {
         match self {
-            Message::Members(members) => Value::Object(
-                members
+            Message::Other(value) => value,
+            object => Value::Object(
+                object
+                    .into_members()
+                    .unwrap_or_default()
                     .into_iter()
                     .map(|(name, value)| (name.into_string(), value))
                     .collect(),
             ),
-            Message::Other(value) => value,
-            Message::Initialize { .. } => Value::Null,
         }
     }
 }

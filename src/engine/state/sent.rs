@@ -8,7 +8,7 @@ use serde_json::Value;
 
 #[derive(Debug)]
 pub(crate) struct Sent {
-    /// The JSON text, when the value came as text and has not been read yet.
+    /// The JSON text, when the value came as text (kept once read: a session reads it rarely).
     text: Option<Box<str>>,
     value: OnceLock<Value>,
 }
