@@ -1,7 +1,9 @@
 //! Start-up and memory, in a fresh process per server (`peers startup KIND`), on a
-//! current-thread runtime as under a default `#[tokio::test]`:
+//! current-thread runtime as under a default `#[tokio::test]`, in a thread of its own as
+//! libtest runs a test (`main.rs`, `as_a_test`):
 //! - start → first answered `initialize`, p50 of sequential lives (each dropped after);
-//! - 1,000 started concurrently, each answered one `initialize`: total time;
+//! - 1,000 started concurrently, each answered one `initialize`: total time, and the CPU
+//!   time of the caller's thread and of the process's other threads over it;
 //! - RSS and OS threads per idle server once those 1,000 hold one session each;
 //! - dropping the 1,000: until `drop` returns, and until their threads are gone.
 
@@ -49,6 +51,54 @@ pub fn heap_bytes() -> u64 {
     // SAFETY: mallinfo2 only reads malloc's own counters.
     let info = unsafe { mallinfo2() };
     (info.uordblks + info.hblkhd) as u64
+}
+
+/// CPU time the calling thread has used (user and system), in seconds: what the caller's
+/// own runtime spent, apart from the time it waited for the servers.
+pub fn thread_cpu_secs() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        secs: i64,
+        nanos: i64,
+    }
+    unsafe extern "C" {
+        fn clock_gettime(clock: i32, out: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut now = Timespec { secs: 0, nanos: 0 };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    let ok = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut now) } == 0;
+    if ok {
+        now.secs as f64 + now.nanos as f64 * 1e-9
+    } else {
+        f64::NAN
+    }
+}
+
+/// Run time of every thread of this process but the caller's, in seconds
+/// (`/proc/self/task/*/schedstat`): what the servers' own threads spent, if they have any.
+pub fn other_threads_cpu_secs() -> f64 {
+    let me = std::fs::read_link("/proc/thread-self").ok();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return f64::NAN;
+    };
+    let mut nanos = 0u64;
+    for task in tasks.flatten() {
+        let mine = me
+            .as_ref()
+            .and_then(|m| m.file_name())
+            .is_some_and(|m| m == task.file_name());
+        if mine {
+            continue;
+        }
+        let stat = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+        nanos += stat
+            .split_whitespace()
+            .next()
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or(0);
+    }
+    nanos as f64 * 1e-9
 }
 
 fn stage(what: &str) {
@@ -100,12 +150,16 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
     let (rss_before, threads_before) = (status_kib(me, "VmRSS:")?, status_kib(me, "Threads:")?);
     let heap_before = heap_bytes();
     let started = Instant::now();
+    let cpu_before = thread_cpu_secs();
+    let others_before = other_threads_cpu_secs();
     let concurrent_count = std::env::var("PEERS_CONCURRENT")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(CONCURRENT);
     let servers = join_all((0..concurrent_count).map(|_| answered(kind))).await;
     let concurrent = started.elapsed();
+    let caller_cpu = thread_cpu_secs() - cpu_before;
+    let others_cpu = other_threads_cpu_secs() - others_before;
     stage("concurrent done");
     let servers = servers.into_iter().collect::<Result<Vec<_>, _>>()?;
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -115,6 +169,8 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
         println!(
             "{}",
             json!({"kind": kind.name(), "concurrent_ms": concurrent.as_secs_f64() * 1e3,
+                   "caller_cpu_ms": caller_cpu * 1e3,
+                   "other_threads_cpu_ms": others_cpu * 1e3,
                    "heap_per_server_kib": (heap_after as f64 - heap_before as f64) / concurrent_count as f64 / 1024.0})
         );
         std::process::exit(0);
@@ -141,6 +197,8 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
             "start_alone_p50_us": median(lives.iter().map(|l| l.0).collect()) * 1e6,
             "first_life_us": first_life * 1e6,
             "concurrent_ms": concurrent.as_secs_f64() * 1e3,
+            "caller_cpu_ms": caller_cpu * 1e3,
+            "other_threads_cpu_ms": others_cpu * 1e3,
             "rss_per_server_kib": (rss_after as f64 - rss_before as f64) / concurrent_count as f64,
             "heap_per_server_kib": (heap_after as f64 - heap_before as f64) / concurrent_count as f64 / 1024.0,
             "threads_per_server": (threads_after as f64 - threads_before as f64) / concurrent_count as f64,
