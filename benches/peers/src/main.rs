@@ -25,12 +25,13 @@ use servers::Kind;
 /// test, `--test-threads=1` included: a test binary is never a process of one thread.
 ///
 /// The kernel treats a process of one thread apart: when its descriptor table grows
-/// (`expand_files`, at 256, 512, 1,024 … descriptors) it skips the RCU grace period that a
-/// process of several threads waits for, about 5 ms each on this VM. A thousand servers
-/// and their clients grow the table four times, so a peer measured alone on the main
-/// thread (the bare axum handler, served on the caller's runtime) skipped about 20 ms that
-/// it pays in any test, and the fixture, whose pool threads make the process a
-/// multi-threaded one, did not. `PEERS_MAIN_THREAD=1` runs on the main thread, as before.
+/// (`expand_files`, each time the table doubles) it skips the RCU grace period that a
+/// process of several threads waits for, milliseconds each on this VM. A thousand servers
+/// and their clients grow the table several times, so a peer measured alone on the main
+/// thread (the bare axum handler, served on the caller's runtime) skipped waits that it
+/// pays in any test, while the fixture, whose pool threads make the process a
+/// multi-threaded one, did not (benches/README.md, "The caller in a thread of its own").
+/// `PEERS_MAIN_THREAD=1` runs on the main thread, as before.
 fn as_a_test<F>(runtime: tokio::runtime::Runtime, job: F) -> Result<(), Failure>
 where
     F: FnOnce(&tokio::runtime::Runtime) -> Result<(), Failure> + Send + 'static,
