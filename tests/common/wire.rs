@@ -198,3 +198,39 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
         .windows(needle.len())
         .position(|window| window == needle)
 }
+
+pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}"#;
+pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+pub const PING: &str = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+
+/// Initializes a 2025-11-25 session on `wire`; returns its id.
+pub async fn initialize(wire: &mut Wire) -> String {
+    wire.post_json("/mcp", &[], INITIALIZE).await;
+    let answer = wire.response().await;
+    assert_eq!(answer.status, 200, "initialize: {answer:?}");
+    let session = answer
+        .header("mcp-session-id")
+        .unwrap_or_else(|| panic!("no session id in {:?}", answer.head))
+        .to_string();
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    wire.post_json("/mcp", &headers, INITIALIZED).await;
+    assert_eq!(
+        wire.response().await.status,
+        202,
+        "notifications/initialized"
+    );
+    session
+}
+
+/// Pings on `session` over `wire`; the answer's status.
+pub async fn ping(wire: &mut Wire, session: &str) -> u16 {
+    let headers = [
+        ("mcp-session-id", session),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    wire.post_json("/mcp", &headers, PING).await;
+    wire.response().await.status
+}
