@@ -224,9 +224,16 @@ pub(crate) async fn serve_scoped(
                 // both are polled again after it, to register theirs.
                 stop_woken.note();
                 listen_woken.note();
+                // The connections polled in this task go on meanwhile: ending them is what
+                // gives descriptors back.
+                let connections = async {
+                    while served.next().await.is_some() {}
+                    std::future::pending::<()>().await;
+                };
                 tokio::select! {
                     () = tokio::time::sleep(Duration::from_secs(1)) => continue,
                     () = &mut shutdown => break,
+                    () = connections => continue,
                 }
             }
         };
