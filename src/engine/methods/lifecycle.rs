@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::engine::Engine;
 use crate::engine::declared::ServerInfo;
 use crate::engine::protocol::era;
-use crate::engine::protocol::handshake::{Handshake, each_member};
+use crate::engine::protocol::handshake::Handshake;
 use crate::engine::protocol::jsonrpc::{RpcError, write_result_head, write_str};
 use crate::engine::state::sent::Sent;
 use crate::engine::state::session::Session;
@@ -64,24 +64,13 @@ impl Hello {
     pub(crate) fn of_handshake(handshake: &Handshake) -> Result<Hello, RpcError> {
         let requested = handshake
             .protocol_version()
-            .filter(|text| text.starts_with('"'))
-            .and_then(|text| serde_json::from_str::<String>(text).ok())
+            .and_then(string)
             .ok_or_else(|| must_be("protocolVersion", "a string"))?;
         let capabilities =
             object(handshake.capabilities()).ok_or_else(|| must_be("capabilities", "an object"))?;
         let client_info =
             object(handshake.client_info()).ok_or_else(|| must_be("clientInfo", "an object"))?;
-        let mut strings = [false; 2];
-        // An object, as the handshake found: reading its members cannot fail.
-        let _ = each_member(client_info, |name, value| {
-            let is_string = value.get().starts_with('"');
-            match name {
-                "name" => strings[0] = is_string,
-                "version" => strings[1] = is_string,
-                _ => {}
-            }
-        });
-        client_info_strings(strings)?;
+        client_info_strings(handshake.client_info_strings())?;
         Ok(Hello {
             requested,
             client_info: Sent::text(client_info),
@@ -129,6 +118,16 @@ impl Hello {
             capabilities: capabilities.into(),
         })
     }
+}
+
+/// The string whose JSON text is `text`, when it is one: its text between the quotes when
+/// it has no escape, which is every version a client sends.
+fn string(text: &str) -> Option<String> {
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.contains('\\') {
+        return Some(inner.to_string());
+    }
+    serde_json::from_str(text).ok()
 }
 
 /// `text`, when it is a JSON object's.

@@ -12,9 +12,8 @@ use std::fmt;
 
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
-use super::handshake::Handshake;
+use super::handshake::{self, Handshake, HandshakeSeed};
 use super::method::INITIALIZE;
 
 /// One JSON-RPC message.
@@ -67,24 +66,50 @@ impl PartialEq for Name {
     }
 }
 
-impl<'de> Deserialize<'de> for Name {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Name, D::Error> {
-        struct NameVisitor;
-        impl Visitor<'_> for NameVisitor {
-            type Value = Name;
+impl Name {
+    fn of(name: &str) -> Name {
+        match ENVELOPE.iter().find(|known| **known == name) {
+            Some(known) => Name::Known(known),
+            None => Name::Other(name.to_string()),
+        }
+    }
+}
+
+/// A member's name, with the text it was read from when the body lends it out (a name
+/// without escapes): that tells where the member's value starts.
+struct Key<'de> {
+    name: Name,
+    lent: Option<&'de str>,
+}
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Key<'de>, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
 
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a member name")
             }
 
-            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Name, E> {
-                Ok(match ENVELOPE.iter().find(|known| **known == name) {
-                    Some(known) => Name::Known(known),
-                    None => Name::Other(name.to_string()),
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                name: &'de str,
+            ) -> Result<Key<'de>, E> {
+                Ok(Key {
+                    name: Name::of(name),
+                    lent: Some(name),
+                })
+            }
+
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Key<'de>, E> {
+                Ok(Key {
+                    name: Name::of(name),
+                    lent: None,
                 })
             }
         }
-        deserializer.deserialize_str(NameVisitor)
+        deserializer.deserialize_str(KeyVisitor)
     }
 }
 
@@ -107,7 +132,11 @@ impl Body {
 
     fn parse_with(bytes: &[u8], handshakes: bool) -> serde_json::Result<Body> {
         let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-        let body = BodySeed { handshakes }.deserialize(&mut deserializer)?;
+        let body = BodySeed {
+            handshakes,
+            body: bytes,
+        }
+        .deserialize(&mut deserializer)?;
         deserializer.end()?;
         Ok(body)
     }
@@ -224,23 +253,26 @@ impl From<Value> for Message {
     }
 }
 
-/// Reads a body; `handshakes`: an `initialize`'s params as a [`Handshake`].
-struct BodySeed {
+/// Reads `body`; `handshakes`: an `initialize`'s params as a [`Handshake`].
+struct BodySeed<'de> {
     handshakes: bool,
+    body: &'de [u8],
 }
 
-impl<'de> DeserializeSeed<'de> for BodySeed {
+impl<'de> DeserializeSeed<'de> for BodySeed<'de> {
     type Value = Body;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Body, D::Error> {
         deserializer.deserialize_any(BodyVisitor {
             handshakes: self.handshakes,
+            body: self.body,
         })
     }
 }
 
-struct BodyVisitor {
+struct BodyVisitor<'de> {
     handshakes: bool,
+    body: &'de [u8],
 }
 
 /// `message`, with its params a value again unless it is still an `initialize` with one
@@ -263,7 +295,7 @@ fn other(value: Value) -> Body {
     Body::One(Message::Other(value))
 }
 
-impl<'de> Visitor<'de> for BodyVisitor {
+impl<'de> Visitor<'de> for BodyVisitor<'de> {
     type Value = Body;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -274,15 +306,21 @@ impl<'de> Visitor<'de> for BodyVisitor {
         let mut members = Vec::new();
         let mut initialize = false;
         let mut handshake = None;
-        while let Some(name) = map.next_key::<Name>()? {
+        while let Some(Key { name, lent }) = map.next_key::<Key<'de>>()? {
             if self.handshakes && initialize && handshake.is_none() && name.as_str() == "params" {
-                let text = map.next_value::<Box<RawValue>>()?;
-                match Handshake::read(text) {
-                    Ok(read) => handshake = Some((members.len(), Box::new(read))),
-                    // What is no object, or too deep to read alone, is read with its body.
-                    Err(_) => return Err(serde::de::Error::custom("read with its body")),
+                // Params that are an object, after a name the body lends out, are read where
+                // they stand; any other are a value like any member's.
+                let object = lent
+                    .and_then(|key| handshake::value_start(self.body, key))
+                    .filter(|&at| self.body.get(at) == Some(&b'{'));
+                if let Some(start) = object {
+                    let seed = HandshakeSeed {
+                        body: self.body,
+                        start,
+                    };
+                    handshake = Some((members.len(), Box::new(map.next_value_seed(seed)?)));
+                    continue;
                 }
-                continue;
             }
             let value = map.next_value::<Value>()?;
             if name.as_str() == "method" {
