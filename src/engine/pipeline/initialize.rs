@@ -14,11 +14,11 @@ use crate::engine::Engine;
 use crate::engine::capture::{Arrival, Recorder};
 use crate::engine::methods::lifecycle::{self, Hello};
 use crate::engine::methods::replay;
+use crate::engine::protocol::Status;
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 use crate::engine::protocol::message::Message;
 use crate::engine::protocol::method::INITIALIZE;
 use crate::engine::protocol::modern::versions_list;
-use crate::engine::protocol::{Status, VERSION_HEADER_NAME};
 use crate::log::RpcKind;
 use crate::spec::Fault;
 
@@ -48,7 +48,7 @@ pub(crate) async fn answer(
         )
     };
     let record = Recorder::arrived(engine, arrival);
-    if let Some(sent) = inbound.header(&VERSION_HEADER_NAME) {
+    if let Some(sent) = inbound.version_header() {
         if !engine.versions.iter().any(|v| v.as_str() == sent.trim()) {
             let error = RpcError::new(
                 code::INVALID_REQUEST,

@@ -32,7 +32,6 @@ pub(crate) mod stateless;
 use std::sync::Arc;
 
 use http::HeaderMap;
-use http::header::AsHeaderName;
 use serde_json::Value;
 
 use super::Engine;
@@ -40,7 +39,7 @@ use super::capture::{Arrival, ExchangeId, Recorder};
 use super::methods::Principal;
 use super::protocol::jsonrpc::{self, Incoming, RpcError, code};
 use super::protocol::message::Message;
-use super::protocol::{SESSION_HEADER_NAME, Status, modern};
+use super::protocol::{McpHeaders, Status, modern};
 use super::state::session::Session;
 use crate::log::{Json, RpcKind, Transport};
 pub(crate) use outcome::Outcome;
@@ -55,6 +54,8 @@ pub(crate) struct Inbound {
     /// The transport's headers (Streamable HTTP); `None` for a transport without any, where
     /// only the rules of the message itself apply.
     pub(crate) headers: Option<HeaderMap>,
+    /// The two MCP headers among `headers`, noted as the transport read them.
+    pub(crate) mcp: McpHeaders,
     /// Who the credentials say sent the request (set by the guards).
     pub(crate) principal: Option<Principal>,
     /// The answer may be an event stream (the client accepts `text/event-stream`; a byte
@@ -69,30 +70,32 @@ pub(crate) struct Inbound {
 }
 
 impl Inbound {
-    /// A header's value, when the transport has headers and this one is text.
-    pub(crate) fn header(&self, name: impl AsHeaderName) -> Option<&str> {
-        self.headers.as_ref()?.get(name)?.to_str().ok()
-    }
-
     /// The legacy session the message names (`Mcp-Session-Id`, or the byte stream's own).
     pub(crate) fn named_session(&self) -> Option<&str> {
         match &self.headers {
-            Some(_) => self.header(&SESSION_HEADER_NAME),
+            Some(_) => self.mcp.session.as_ref()?.to_str().ok(),
             None => self.session.as_deref(),
         }
     }
 
     fn names_a_session(&self) -> bool {
         match &self.headers {
-            Some(headers) => headers.contains_key(&SESSION_HEADER_NAME),
+            Some(_) => self.mcp.session.is_some(),
             None => self.session.is_some(),
         }
+    }
+
+    /// The `MCP-Protocol-Version` header, when the transport has headers and it is text.
+    pub(crate) fn version_header(&self) -> Option<&str> {
+        self.headers.as_ref()?;
+        self.mcp.version.as_ref()?.to_str().ok()
     }
 }
 
 /// Answers one message (not a batch).
 pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Message) -> Outcome {
-    if modern::is_modern(&engine.versions, &message, inbound.headers.as_ref()) {
+    let headers = inbound.headers.as_ref().map(|_| &inbound.mcp);
+    if modern::is_modern(&engine.versions, &message, headers) {
         stateless::message(engine, inbound, message).await
     } else {
         legacy::message(engine, inbound, message).await

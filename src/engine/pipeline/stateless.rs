@@ -14,7 +14,6 @@ use crate::engine::Engine;
 use crate::engine::capture::{Arrival, Recorder};
 use crate::engine::methods::listen::{self, Refused};
 use crate::engine::methods::resources;
-use crate::engine::protocol::VERSION_HEADER_NAME;
 use crate::engine::protocol::jsonrpc::{self, Incoming, RpcError, code};
 use crate::engine::protocol::message::Message;
 use crate::engine::protocol::method::Method;
@@ -33,11 +32,7 @@ pub(crate) async fn message(
         .and_then(|m| jsonrpc::member(m, modern::META_VERSION))
         .and_then(Value::as_str)
         .map(str::to_string)
-        .or_else(|| {
-            inbound
-                .header(&VERSION_HEADER_NAME)
-                .map(|v| v.trim().to_string())
-        });
+        .or_else(|| inbound.version_header().map(|v| v.trim().to_string()));
     let classified = jsonrpc::classify_taking(&mut message);
     let (kind, method) = kind_of(&classified);
     let arrival = Arrival {

@@ -18,7 +18,7 @@ pub(crate) mod modern;
 pub(crate) mod param_headers;
 pub(crate) mod required;
 
-use http::HeaderName;
+use http::{HeaderName, HeaderValue};
 
 /// The legacy session header (names are case-insensitive; `http` stores them lower-case).
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
@@ -32,6 +32,43 @@ pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
 pub(crate) const SESSION_HEADER_NAME: HeaderName = HeaderName::from_static(SESSION_HEADER);
 /// See [`SESSION_HEADER_NAME`].
 pub(crate) const VERSION_HEADER_NAME: HeaderName = HeaderName::from_static(VERSION_HEADER);
+
+/// The two MCP headers of a message's request (`Mcp-Session-Id`, `MCP-Protocol-Version`),
+/// the first value of each as a lookup would give it. The HTTP adapter notes them in the one
+/// pass it makes over a request's headers ([`note`](Self::note)): a lookup by name hashes
+/// the name, about 1 K instructions in a debug build, and every POST looked these two up
+/// four times (benches/README.md, "Headers read in one pass").
+#[derive(Debug, Clone, Default)]
+pub(crate) struct McpHeaders {
+    pub(crate) session: Option<HeaderValue>,
+    pub(crate) version: Option<HeaderValue>,
+}
+
+impl McpHeaders {
+    /// The two headers of `headers`.
+    #[cfg(feature = "relay")]
+    pub(crate) fn of(headers: &http::HeaderMap) -> McpHeaders {
+        let mut mcp = McpHeaders::default();
+        for (name, value) in headers {
+            mcp.note(name, value);
+        }
+        mcp
+    }
+
+    /// Keeps `value` if `name` is one of the two and none was seen before it.
+    pub(crate) fn note(&mut self, name: &HeaderName, value: &HeaderValue) {
+        let slot = if *name == SESSION_HEADER_NAME {
+            &mut self.session
+        } else if *name == VERSION_HEADER_NAME {
+            &mut self.version
+        } else {
+            return;
+        };
+        if slot.is_none() {
+            *slot = Some(value.clone());
+        }
+    }
+}
 
 /// How an answer stands, in words a transport maps to its own (Streamable HTTP: the status
 /// code; a byte stream: nothing, the JSON-RPC error says it all).

@@ -11,8 +11,8 @@
 use std::borrow::Cow;
 
 use base64::Engine as _;
-use http::HeaderMap;
 use http::header::AsHeaderName;
+use http::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
 use super::handshake::each_member;
@@ -21,7 +21,7 @@ use super::message::Message;
 use super::method::{INITIALIZE, Method};
 use super::param_headers::{is_tchar, param_headers};
 use super::required;
-use super::{SESSION_HEADER_NAME, Status, VERSION_HEADER_NAME};
+use super::{McpHeaders, Status, VERSION_HEADER_NAME};
 use crate::spec::{LogLevel, ProtocolVersion, Step, ToolSpec};
 
 /// `_meta` keys of a modern request (`basic/index.mdx`, "Request metadata").
@@ -66,7 +66,7 @@ pub(crate) const CACHEABLE: &[&str] = &[
 pub(crate) fn is_modern(
     served: &[ProtocolVersion],
     message: &Message,
-    headers: Option<&HeaderMap>,
+    headers: Option<&McpHeaders>,
 ) -> bool {
     // A legacy-only server answers a modern request as a legacy one would (400: no
     // session), which is what tells a dual-era client to fall back to `initialize`.
@@ -96,10 +96,10 @@ pub(crate) fn is_modern(
     let Some(headers) = headers else {
         return false;
     };
-    if headers.contains_key(&SESSION_HEADER_NAME) {
+    if headers.session.is_some() {
         return false;
     }
-    let header = header_text(headers, &VERSION_HEADER_NAME);
+    let header = headers.version.as_ref().map(value_text);
     match header.as_deref().map(ProtocolVersion::parse) {
         Some(Some(version)) => version.is_modern(),
         // A version this server does not know at all, outside any session: answer as modern
@@ -149,12 +149,15 @@ pub(crate) fn versions_list(versions: &[ProtocolVersion]) -> String {
 
 /// A header's value, trimmed; borrowed unless it had to be mended (not UTF-8).
 fn header_text<'a>(headers: &'a HeaderMap, name: impl AsHeaderName) -> Option<Cow<'a, str>> {
-    headers
-        .get(name)
-        .map(|v| match String::from_utf8_lossy(v.as_bytes()) {
-            Cow::Borrowed(text) => Cow::Borrowed(text.trim()),
-            Cow::Owned(text) => Cow::Owned(text.trim().to_string()),
-        })
+    headers.get(name).map(value_text)
+}
+
+/// A header value as text, trimmed; borrowed unless it had to be mended (not UTF-8).
+fn value_text(value: &HeaderValue) -> Cow<'_, str> {
+    match String::from_utf8_lossy(value.as_bytes()) {
+        Cow::Borrowed(text) => Cow::Borrowed(text.trim()),
+        Cow::Owned(text) => Cow::Owned(text.trim().to_string()),
+    }
 }
 
 fn mismatch(message: String) -> Refusal {

@@ -237,16 +237,18 @@ fn is_event_stream(headers: &HeaderMap) -> bool {
 /// values keep only their scheme. A value is copied once, into the list's one string,
 /// unless it has to be masked, cut or mended (not UTF-8).
 fn header_list(headers: &HeaderMap) -> (Headers, bool) {
-    let bytes = headers
-        .iter()
-        .map(|(name, value)| name.as_str().len() + value.len().min(MAX_CAPTURED_BYTES))
-        .sum();
+    // A plain loop: a debug build's `map` and `sum` adapters cost three times as much.
+    let mut bytes = 0;
+    for (name, value) in headers {
+        bytes += name.as_str().len() + value.len().min(MAX_CAPTURED_BYTES);
+    }
     let mut list = Headers::with_capacity(headers.len(), bytes);
     let mut cut = false;
     for (name, value) in headers {
+        let masked = mask::is_masked_name(name);
         let name = name.as_str();
         let text = match std::str::from_utf8(value.as_bytes()) {
-            Ok(text) if text.len() <= MAX_CAPTURED_BYTES && !mask::is_masked_header(name) => {
+            Ok(text) if text.len() <= MAX_CAPTURED_BYTES && !masked => {
                 list.push(name, text);
                 continue;
             }

@@ -8,14 +8,51 @@ use axum::response::Response;
 use super::render::transport_error;
 use crate::engine::Engine;
 use crate::engine::protocol::jsonrpc::code;
-use crate::engine::protocol::{SESSION_HEADER, VERSION_HEADER};
+use crate::engine::protocol::{McpHeaders, SESSION_HEADER, VERSION_HEADER};
 use crate::spec::ProtocolVersion;
+
+/// The headers a POST's checks and the pipeline read, found in one pass over the request's
+/// headers instead of a lookup each: a lookup hashes the name (about 1 K instructions in a
+/// debug build), and a POST made eight (benches/README.md, "Headers read in one pass"). Each
+/// is the first value of its name, as a lookup gives, but `Accept`, whose values all count.
+#[derive(Debug, Default)]
+pub(crate) struct Read<'a> {
+    pub(crate) origin: Option<&'a HeaderValue>,
+    pub(crate) content_type: Option<&'a HeaderValue>,
+    /// Whether an `Accept` header lets the answer be an event stream (no header does).
+    pub(crate) accepts_stream: bool,
+    pub(crate) mcp: McpHeaders,
+}
+
+impl Read<'_> {
+    pub(crate) fn of(headers: &HeaderMap) -> Read<'_> {
+        let mut read = Read::default();
+        let mut accept = false;
+        let mut lists_stream = false;
+        for (name, value) in headers {
+            if *name == header::ACCEPT {
+                accept = true;
+                lists_stream = lists_stream || lists_value(value, STREAM, b"text");
+            } else if *name == header::CONTENT_TYPE {
+                read.content_type = read.content_type.or(Some(value));
+            } else if *name == header::ORIGIN {
+                read.origin = read.origin.or(Some(value));
+            } else {
+                read.mcp.note(name, value);
+            }
+        }
+        read.accepts_stream = !accept || lists_stream;
+        read
+    }
+}
+
+/// The type of an event stream.
+const STREAM: &str = "text/event-stream";
 
 /// A present `Origin` must be loopback or allow-listed, else 403 (transports page,
 /// "Security Warning": servers MUST validate Origin to prevent DNS rebinding).
-pub(crate) fn origin_rejection(engine: &Engine, headers: &HeaderMap) -> Option<Response> {
-    let origin = headers.get(header::ORIGIN)?;
-    let origin = origin.to_str().unwrap_or_default();
+pub(crate) fn origin_rejection(engine: &Engine, origin: Option<&HeaderValue>) -> Option<Response> {
+    let origin = origin?.to_str().unwrap_or_default();
     if engine
         .allowed_origins
         .iter()
@@ -51,21 +88,20 @@ fn is_loopback_origin(origin: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-pub(crate) fn has_json_content_type(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .filter(|value| value.to_str().is_ok())
-        .is_some_and(|value| {
-            let value = value.as_bytes();
-            value[..next(value, 0, b';')]
-                .trim_ascii()
-                .eq_ignore_ascii_case(b"application/json")
-        })
-}
-
-/// Whether a response of type `mime` may be sent: no `Accept` header accepts anything.
-pub(crate) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
-    !headers.contains_key(header::ACCEPT) || lists(headers, mime)
+pub(crate) fn has_json_content_type(content_type: Option<&HeaderValue>) -> bool {
+    let Some(value) = content_type else {
+        return false;
+    };
+    // The type every client sends, compared whole before the value is read as text.
+    if value.as_bytes() == b"application/json" {
+        return true;
+    }
+    value.to_str().is_ok() && {
+        let value = value.as_bytes();
+        value[..next(value, 0, b';')]
+            .trim_ascii()
+            .eq_ignore_ascii_case(b"application/json")
+    }
 }
 
 /// Whether an `Accept` header is present and lists `mime`, itself or by a wildcard
@@ -75,8 +111,19 @@ pub(crate) fn lists(headers: &HeaderMap, mime: &str) -> bool {
     headers
         .get_all(header::ACCEPT)
         .iter()
-        .filter(|value| value.to_str().is_ok())
-        .any(|value| value_lists(value.as_bytes(), mime.as_bytes(), kind))
+        .any(|value| lists_value(value, mime, kind))
+}
+
+/// Whether one `Accept` value lists `mime`, whose type is `kind` (see [`lists`]).
+fn lists_value(value: &HeaderValue, mime: &str, kind: &[u8]) -> bool {
+    let (bytes, mime) = (value.as_bytes(), mime.as_bytes());
+    // The value the transport page has every client send, compared whole (one `memcmp`)
+    // before it is read as text and item by item, which a debug build does in about 9 K
+    // instructions.
+    if bytes == SPEC_ACCEPT {
+        return mime == b"application/json" || mime == b"text/event-stream";
+    }
+    value.to_str().is_ok() && value_lists(bytes, mime, kind)
 }
 
 /// The `Accept` value a client sends to list both of the types a POST may be answered with
@@ -86,11 +133,6 @@ const SPEC_ACCEPT: &[u8] = b"application/json, text/event-stream";
 /// One `Accept` value, read as bytes with plain loops: it is on every POST's path, where a
 /// debug build's `split`, `trim` and searchers cost about 12 K instructions per request.
 fn value_lists(value: &[u8], mime: &[u8], kind: &[u8]) -> bool {
-    // The value the transport page has every client send, compared whole (one `memcmp`)
-    // before it is read item by item, which a debug build does in about 9 K instructions.
-    if value == SPEC_ACCEPT {
-        return mime == b"application/json" || mime == b"text/event-stream";
-    }
     let mut start = 0;
     while start <= value.len() {
         let end = next(value, start, b',');
@@ -201,6 +243,58 @@ mod tests {
     }
 
     #[test]
+    fn a_json_content_type_may_have_parameters_and_any_case() {
+        for json in [
+            "application/json",
+            "application/json; charset=utf-8",
+            " Application/JSON ;charset=UTF-8",
+        ] {
+            let value = HeaderValue::from_static(json);
+            assert!(has_json_content_type(Some(&value)), "{json}");
+        }
+        for other in [
+            "text/plain",
+            "application/json-seq",
+            "application/jsonx",
+            "",
+        ] {
+            let value = HeaderValue::from_static(other);
+            assert!(!has_json_content_type(Some(&value)), "{other}");
+        }
+        assert!(!has_json_content_type(None));
+    }
+
+    #[test]
+    fn one_pass_reads_the_first_value_of_each_name_as_a_lookup_does() {
+        let mut headers = HeaderMap::new();
+        for (name, value) in [
+            ("origin", "http://localhost"),
+            ("origin", "http://evil.example"),
+            ("content-type", "application/json"),
+            ("content-type", "text/plain"),
+            ("mcp-session-id", "a"),
+            ("mcp-session-id", "b"),
+            ("mcp-protocol-version", "2025-11-25"),
+            ("mcp-protocol-version", "2026-07-28"),
+        ] {
+            headers.append(
+                http::HeaderName::from_static(name),
+                HeaderValue::from_static(value),
+            );
+        }
+        let read = Read::of(&headers);
+        assert_eq!(read.origin, headers.get(header::ORIGIN));
+        assert_eq!(read.content_type, headers.get(header::CONTENT_TYPE));
+        assert_eq!(read.mcp.session.as_ref(), headers.get(SESSION_HEADER));
+        assert_eq!(read.mcp.version.as_ref(), headers.get(VERSION_HEADER));
+        assert!(read.accepts_stream);
+        let empty = HeaderMap::new();
+        let none = Read::of(&empty);
+        assert!(none.origin.is_none() && none.content_type.is_none());
+        assert!(none.mcp.session.is_none() && none.mcp.version.is_none());
+    }
+
+    #[test]
     fn an_accept_header_lists_a_type_by_name_or_wildcard_unless_weighted_zero() {
         let sse = "text/event-stream";
         for listed in [
@@ -228,10 +322,13 @@ mod tests {
         }
         assert!(!lists(&HeaderMap::new(), sse), "no header lists nothing");
         assert!(
-            accepts(&HeaderMap::new(), sse),
+            Read::of(&HeaderMap::new()).accepts_stream,
             "no header accepts anything"
         );
-        assert!(!accepts(&accept("application/json"), sse));
+        assert!(!Read::of(&accept("application/json")).accepts_stream);
+        let mut two = accept("application/json");
+        two.append(header::ACCEPT, HeaderValue::from_static("text/*"));
+        assert!(Read::of(&two).accepts_stream, "every Accept value counts");
         // The value compared whole lists its two types and nothing else.
         let spec = accept("application/json, text/event-stream");
         assert!(lists(&spec, sse) && lists(&spec, "application/json"));

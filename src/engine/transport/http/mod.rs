@@ -32,19 +32,21 @@ use axum::http::request::Parts;
 
 use crate::engine::methods::Principal;
 use crate::engine::pipeline::Inbound;
+use crate::engine::protocol::McpHeaders;
 use capture::Captured;
 
 /// No headers, for the checks of a request whose headers were moved into its [`Inbound`].
 static EMPTY: LazyLock<HeaderMap> = LazyLock::new(HeaderMap::new);
 
-/// What the pipeline gets to know of a request besides its body.
-fn inbound(parts: Parts, captured: Captured) -> Inbound {
-    let accepts_stream = checks::accepts(&parts.headers, "text/event-stream");
+/// What the pipeline gets to know of a request besides its body: `accepts_stream` and `mcp`
+/// as [`checks::Read`] found them in its headers.
+fn inbound(parts: Parts, captured: Captured, accepts_stream: bool, mcp: McpHeaders) -> Inbound {
     Inbound {
         exchange: captured.exchange,
         transport: crate::log::Transport::Http,
         principal: parts.extensions.get::<Principal>().cloned(),
         headers: Some(parts.headers),
+        mcp,
         accepts_stream,
         session: None,
         text: captured.received,

@@ -9,9 +9,9 @@ use axum::http::StatusCode;
 use axum::response::Response;
 
 use super::capture::Captured;
-use super::checks::{has_json_content_type, origin_rejection};
+use super::checks::{Read, has_json_content_type, origin_rejection};
+use super::inbound;
 use super::render::{render, transport_error};
-use super::{EMPTY, inbound};
 use crate::engine::Engine;
 use crate::engine::pipeline;
 use crate::engine::protocol::jsonrpc::code;
@@ -24,7 +24,13 @@ pub(crate) async fn post(
 ) -> Response {
     let limit = engine.limits.max_body_bytes;
     let (parts, body) = request.into_parts();
-    let mut inbound = inbound(parts, captured);
+    // The checks are made now, from one pass over the headers, and their verdicts given below
+    // in their order, once the body is read.
+    let read = Read::of(&parts.headers);
+    let origin = origin_rejection(&engine, read.origin);
+    let json = has_json_content_type(read.content_type);
+    let (accepts_stream, mcp) = (read.accepts_stream, read.mcp);
+    let mut inbound = inbound(parts, captured, accepts_stream, mcp);
     // The capture already read the body whole and kept its text: parsed from there, it is
     // not collected a second time.
     let received = inbound.text.clone();
@@ -32,11 +38,10 @@ pub(crate) async fn post(
         Some(text) => Some(Received::Kept(text.text())),
         None => super::body::read(body, limit).await.map(Received::Read),
     };
-    let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
-    if let Some(rejection) = origin_rejection(&engine, headers) {
+    if let Some(rejection) = origin {
         return rejection;
     }
-    if !has_json_content_type(headers) {
+    if !json {
         return transport_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             code::INVALID_REQUEST,

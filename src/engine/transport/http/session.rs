@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::capture::Captured;
-use super::checks::{lists, modern_get_or_delete, origin_rejection};
+use super::checks::{Read, lists, modern_get_or_delete, origin_rejection};
 use super::render::{status_code, transport_error};
 use super::{EMPTY, inbound, sse};
 use crate::engine::Engine;
@@ -127,15 +127,16 @@ fn checked(
     request: Request,
     captured: Captured,
 ) -> Result<Inbound, Box<Response>> {
-    let inbound = inbound(request.into_parts().0, captured);
-    let headers = inbound.headers.as_ref().unwrap_or(&EMPTY);
-    if let Some(rejection) = origin_rejection(engine, headers) {
+    let parts = request.into_parts().0;
+    let read = Read::of(&parts.headers);
+    if let Some(rejection) = origin_rejection(engine, read.origin) {
         return Err(Box::new(rejection));
     }
-    if let Some(rejection) = modern_get_or_delete(engine, headers) {
+    if let Some(rejection) = modern_get_or_delete(engine, &parts.headers) {
         return Err(Box::new(rejection));
     }
-    Ok(inbound)
+    let (accepts_stream, mcp) = (read.accepts_stream, read.mcp);
+    Ok(inbound(parts, captured, accepts_stream, mcp))
 }
 
 /// A refused GET or DELETE: the status and an id-less error.

@@ -56,7 +56,8 @@ pub(crate) async fn mcp(
     let Some(relay) = engine.relay.as_ref() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    if let Some(rejection) = origin_rejection(&engine, request.headers()) {
+    if let Some(rejection) = origin_rejection(&engine, request.headers().get(http::header::ORIGIN))
+    {
         return rejection;
     }
     let (parts, body) = request.into_parts();

@@ -80,7 +80,11 @@ impl Exchange {
     }
 
     fn arrived(&mut self, headers: &HeaderMap, message: Message) {
-        let modern = modern::is_modern(&self.engine.versions, &message, Some(headers));
+        let modern = modern::is_modern(
+            &self.engine.versions,
+            &message,
+            Some(&crate::engine::protocol::McpHeaders::of(headers)),
+        );
         let meta_version = message
             .member("params")
             .and_then(|p| p.get("_meta"))
