@@ -8,7 +8,7 @@
 //! the answer's timing says neither how much of a key matched nor which key it was.
 
 use std::borrow::Cow;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -24,6 +24,7 @@ use super::methods::Principal;
 use super::protocol::jsonrpc::{self, RpcError, code};
 use crate::error::Error;
 use crate::spec::ServerSpec;
+use host::{HostPattern, is_loopback_host, is_plain_loopback, split_authority};
 
 /// API keys one server accepts at most, so run-time additions cannot grow without bound.
 pub(crate) const MAX_API_KEYS: usize = 1_000;
@@ -189,10 +190,12 @@ impl Guard {
         if !self.loopback_listener.load(Ordering::Relaxed) && self.hosts.is_empty() {
             return None;
         }
+        let host = request.headers().get(header::HOST);
+        if host.is_some_and(|v| is_plain_loopback(v.as_bytes())) {
+            return None;
+        }
         // Borrowed when it is text, as it nearly always is: no copy per request.
-        let authority = request
-            .headers()
-            .get(header::HOST)
+        let authority = host
             .map(|v| String::from_utf8_lossy(v.as_bytes()))
             .or_else(|| request.uri().authority().map(|a| Cow::Borrowed(a.as_str())));
         let Some(authority) = authority else {
@@ -390,109 +393,6 @@ fn forbidden(message: String) -> Response {
         .into_response()
 }
 
-/// Splits `host[:port]` or `[v6][:port]` into a lower-case host (brackets kept for IPv6)
-/// and the port; `None` for text that is no authority.
-fn split_authority(authority: &str) -> Option<(Cow<'_, str>, Option<u16>)> {
-    let (host, port) = if authority.starts_with('[') {
-        let end = authority.find(']')?;
-        let (host, rest) = authority.split_at(end + 1);
-        match rest {
-            "" => (host, None),
-            _ => (host, Some(rest.strip_prefix(':')?)),
-        }
-    } else {
-        match authority.rsplit_once(':') {
-            Some((host, port)) => (host, Some(port)),
-            None => (authority, None),
-        }
-    };
-    let port = match port {
-        Some(port) => Some(port.parse::<u16>().ok()?),
-        None => None,
-    };
-    if host.is_empty() {
-        return None;
-    }
-    let host = if host.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Owned(host.to_ascii_lowercase())
-    } else {
-        Cow::Borrowed(host)
-    };
-    Some((host, port))
-}
-
-fn is_loopback_host(host: &str) -> bool {
-    if host == "localhost" {
-        return true;
-    }
-    let bare = host
-        .strip_prefix('[')
-        .and_then(|h| h.strip_suffix(']'))
-        .unwrap_or(host);
-    bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
-
-/// One allowed-host entry: `name`, `name:port`, `*.suffix` (any subdomain), or an IPv6
-/// address in brackets.
-#[derive(Debug)]
-struct HostPattern {
-    source: String,
-    host: String,
-    port: Option<u16>,
-}
-
-impl HostPattern {
-    fn parse(entry: &str) -> Result<Self, String> {
-        if entry.is_empty() {
-            return Err("must not be empty".into());
-        }
-        if entry.len() > MAX_HOST_BYTES {
-            return Err(format!(
-                "is {} bytes; a host has at most {MAX_HOST_BYTES}",
-                entry.len()
-            ));
-        }
-        if entry.contains("://") || entry.contains('/') {
-            return Err(format!(
-                "`{entry}` is a URL; give the host name only, as the Host header carries it (e.g. `mcp.example.com` or `mcp.example.com:8443`)"
-            ));
-        }
-        let (host, port) = split_authority(entry)
-            .ok_or_else(|| format!("`{entry}` is not a host name or `host:port`"))?;
-        let name = host.strip_prefix("*.").unwrap_or(&host);
-        let valid = if name.starts_with('[') {
-            name.strip_prefix('[')
-                .and_then(|n| n.strip_suffix(']'))
-                .is_some_and(|n| n.parse::<std::net::Ipv6Addr>().is_ok())
-        } else {
-            !name.is_empty()
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
-        };
-        if !valid {
-            return Err(format!(
-                "`{entry}` is not a host name: use letters, digits, `-`, `.` and `_`, an optional `*.` prefix for any subdomain, and an optional `:port`"
-            ));
-        }
-        Ok(HostPattern {
-            source: entry.to_string(),
-            host: host.into_owned(),
-            port,
-        })
-    }
-
-    fn matches(&self, host: &str, port: Option<u16>) -> bool {
-        if self.port.is_some() && self.port != port {
-            return false;
-        }
-        match self.host.strip_prefix('*') {
-            // `*.example.com`: a subdomain, not `example.com` itself.
-            Some(suffix) => host.len() > suffix.len() && host.ends_with(suffix),
-            None => self.host == host,
-        }
-    }
-}
-
+mod host;
 #[cfg(test)]
 mod tests;

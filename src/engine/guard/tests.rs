@@ -25,6 +25,29 @@ fn authorities_split_into_host_and_port() {
 }
 
 #[test]
+fn a_plain_loopback_authority_is_what_the_general_parse_calls_loopback() {
+    for plain in ["127.0.0.1:1", "127.0.0.1:65535", "localhost:8080"] {
+        assert!(is_plain_loopback(plain.as_bytes()), "{plain}");
+        let (host, port) = split_authority(plain).expect("an authority");
+        assert!(is_loopback_host(&host) && port.is_some(), "{plain}");
+    }
+    // Anything else goes the general way, which decides as before.
+    for other in [
+        "127.0.0.1",
+        "127.0.0.1:",
+        "127.0.0.1:65536",
+        "127.0.0.1:+80",
+        "127.0.0.1:123456",
+        "localhost:8o",
+        "LOCALHOST:80",
+        "127.0.0.1.evil.example:80",
+        "evil.example:80",
+    ] {
+        assert!(!is_plain_loopback(other.as_bytes()), "{other}");
+    }
+}
+
+#[test]
 fn loopback_names_are_recognised() {
     for ok in ["localhost", "127.0.0.1", "127.0.0.2", "[::1]"] {
         assert!(is_loopback_host(ok), "{ok}");

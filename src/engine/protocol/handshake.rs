@@ -189,14 +189,14 @@ impl<'de> Visitor<'de> for ParamsVisitor<'de> {
             .and_then(|text| std::str::from_utf8(text).ok())
             .ok_or_else(not_here)?;
         let relative = |range: Option<Range<usize>>| range.map(|r| r.start - start..r.end - start);
-        let [protocol_version, capabilities, client_info, meta] = found.map(relative);
+        let [protocol_version, capabilities, client_info, meta] = found;
         Ok(Handshake {
             text: text.into(),
-            protocol_version,
-            capabilities,
-            client_info,
+            protocol_version: relative(protocol_version),
+            capabilities: relative(capabilities),
+            client_info: relative(client_info),
             client_info_strings: strings,
-            meta,
+            meta: relative(meta),
             value: OnceLock::new(),
         })
     }
