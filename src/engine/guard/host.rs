@@ -44,11 +44,21 @@ pub(super) fn is_plain_loopback(authority: &[u8]) -> bool {
     let port = authority
         .strip_prefix(b"127.0.0.1:")
         .or_else(|| authority.strip_prefix(b"localhost:"));
-    port.and_then(|port| std::str::from_utf8(port).ok())
-        .filter(|port| {
-            !port.is_empty() && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit())
-        })
-        .is_some_and(|port| port.parse::<u16>().is_ok())
+    let Some(port) = port.filter(|port| (1..=5).contains(&port.len())) else {
+        return false;
+    };
+    // An index loop, as the rest of the Host check's fast way: a port's digits and value.
+    let mut value = 0u32;
+    let mut at = 0;
+    while at < port.len() {
+        let digit = port[at];
+        if !digit.is_ascii_digit() {
+            return false;
+        }
+        value = value * 10 + u32::from(digit - b'0');
+        at += 1;
+    }
+    value <= u32::from(u16::MAX)
 }
 
 pub(super) fn is_loopback_host(host: &str) -> bool {

@@ -73,7 +73,7 @@ where
         engine.source,
         Entry::Http(HttpExchange {
             kind: HttpKind::Exchange,
-            method: parts.method.to_string(),
+            method: parts.method.as_str().to_owned(),
             path,
             query,
             request_headers,
