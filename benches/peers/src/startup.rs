@@ -23,7 +23,8 @@ const SEQUENTIAL: usize = 300;
 /// `initialize`); `PEERS_EXIT_IDLE=1` exits while the concurrent servers are idle, so a heap
 /// profiler's end-of-run figures (`valgrind --tool=dhat`) are what idle servers hold;
 /// `PEERS_SEQUENTIAL=N` runs N sequential lives instead of 300 and goes on (0, to profile
-/// the concurrent start alone).
+/// the concurrent start alone); `PEERS_GAP_US=N` sleeps N µs after each sequential life, so
+/// that each starts cold, as a fixture does between the other work of a test suite.
 fn lives_only() -> Option<usize> {
     std::env::var("PEERS_LIVES").ok()?.parse().ok()
 }
@@ -115,8 +116,14 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
         .or_else(|| std::env::var("PEERS_SEQUENTIAL").ok()?.parse().ok())
         .unwrap_or(SEQUENTIAL);
     let mut lives = Vec::with_capacity(sequential);
+    let gap = std::env::var("PEERS_GAP_US")
+        .ok()
+        .and_then(|g| g.parse().ok());
     for _ in 0..sequential {
         lives.push(life(kind).await?);
+        if let Some(gap) = gap {
+            std::thread::sleep(Duration::from_micros(gap));
+        }
     }
     stage("sequential done");
     if std::env::var_os("PEERS_PHASES").is_some() {

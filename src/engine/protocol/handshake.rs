@@ -5,9 +5,10 @@
 //! instructions on the params of one `initialize` this way, of the 476 K that a fixture's
 //! whole life took (benches/README.md, "The handshake read from its text"). Reading the
 //! params' text again after the body skipped over it cost 16 K more, and reading
-//! `clientInfo`'s once more 8 K (benches/README.md, "The handshake in the body's pass"). The
-//! handshake needs four members, and whether `clientInfo` names itself with strings; the
-//! session keeps two of them whole, as text, until somebody reads them.
+//! `clientInfo`'s once more 8 K (benches/README.md, "The handshake in the body's pass,
+//! headers in one pass"). The handshake needs four members, and whether `clientInfo` names
+//! itself with strings; the session keeps two of them whole, as text, until somebody reads
+//! them.
 
 use std::fmt;
 use std::ops::Range;
@@ -446,7 +447,8 @@ mod tests {
             let expected: Value = serde_json::from_str(&text).expect("valid JSON");
             assert_eq!(message.into_value(), expected, "{params}");
         }
-        let escaped = message(&r#"{"method":"initialize","par\u0061ms":{"protocolVersion":"v"}}"#);
+        let escaped = r#"{"method":"initialize","par\u0061ms":{"protocolVersion":"v"}}"#;
+        let escaped = message(escaped);
         assert!(escaped.handshake().is_none());
     }
 

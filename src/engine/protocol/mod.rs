@@ -37,7 +37,7 @@ pub(crate) const VERSION_HEADER_NAME: HeaderName = HeaderName::from_static(VERSI
 /// the first value of each as a lookup would give it. The HTTP adapter notes them in the one
 /// pass it makes over a request's headers ([`note`](Self::note)): a lookup by name hashes
 /// the name, about 1 K instructions in a debug build, and every POST looked these two up
-/// four times (benches/README.md, "Headers read in one pass").
+/// four times (benches/README.md, "The handshake in the body's pass, headers in one pass").
 #[derive(Debug, Clone, Default)]
 pub(crate) struct McpHeaders {
     pub(crate) session: Option<HeaderValue>,

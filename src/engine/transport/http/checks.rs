@@ -13,8 +13,9 @@ use crate::spec::ProtocolVersion;
 
 /// The headers a POST's checks and the pipeline read, found in one pass over the request's
 /// headers instead of a lookup each: a lookup hashes the name (about 1 K instructions in a
-/// debug build), and a POST made eight (benches/README.md, "Headers read in one pass"). Each
-/// is the first value of its name, as a lookup gives, but `Accept`, whose values all count.
+/// debug build), and a POST made eight (benches/README.md, "The handshake in the body's
+/// pass, headers in one pass"). Each is the first value of its name, as a lookup gives, but
+/// `Accept`, whose values all count.
 #[derive(Debug, Default)]
 pub(crate) struct Read<'a> {
     pub(crate) origin: Option<&'a HeaderValue>,
