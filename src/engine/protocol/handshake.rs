@@ -189,7 +189,12 @@ impl<'de> Visitor<'de> for ParamsVisitor<'de> {
             .get(start..end)
             .and_then(|text| std::str::from_utf8(text).ok())
             .ok_or_else(not_here)?;
-        let relative = |range: Option<Range<usize>>| range.map(|r| r.start - start..r.end - start);
+        // Every member the deserializer lent out lies within the params; a range that would
+        // not (which cannot happen) is dropped rather than wrapped around.
+        let relative = |range: Option<Range<usize>>| {
+            let range = range?;
+            Some(range.start.checked_sub(start)?..range.end.checked_sub(start)?)
+        };
         let [protocol_version, capabilities, client_info, meta] = found;
         Ok(Handshake {
             text: text.into(),
@@ -479,6 +484,77 @@ mod tests {
             assert_eq!(handshake.protocol_version(), None);
             assert_eq!(handshake.client_info(), None);
             assert_eq!(handshake.value(), &serde_json::json!({}));
+        }
+    }
+
+    /// Params of any shape, written compact or pretty, read as `serde_json` reads them: the
+    /// handshake's value, and each member's text is the last member of its name.
+    mod differential {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        fn value() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::from),
+                any::<i64>().prop_map(Value::from),
+                "[a-z\"\\\\{}\\[\\]:, é]{0,8}".prop_map(Value::from),
+            ];
+            leaf.prop_recursive(3, 16, 4, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                    prop::collection::vec((name(), inner), 0..4).prop_map(|members| {
+                        Value::Object(members.into_iter().map(|(k, v)| (k.into(), v)).collect())
+                    }),
+                ]
+            })
+        }
+
+        fn name() -> impl Strategy<Value = &'static str> {
+            prop::sample::select(vec![
+                "protocolVersion",
+                "capabilities",
+                "clientInfo",
+                "_meta",
+                "name",
+                "version",
+                "x",
+            ])
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn params_read_in_the_pass_are_the_params_serde_json_reads(
+                members in prop::collection::vec((name(), value()), 0..6),
+                pretty in any::<bool>(),
+            ) {
+                let params = Value::Object(
+                    members.iter().map(|(k, v)| ((*k).into(), v.clone())).collect(),
+                );
+                let text = if pretty {
+                    serde_json::to_string_pretty(&params).expect("written")
+                } else {
+                    params.to_string()
+                };
+                let body = initialize(&text);
+                let expected: Value = serde_json::from_str(&body).expect("valid JSON");
+                let message = message(&body);
+                if let Some(handshake) = message.handshake() {
+                    prop_assert_eq!(handshake.value(), &params);
+                    let last = |name: &str| params.get(name).cloned();
+                    let read = |text: Option<&str>| {
+                        text.map(|t| serde_json::from_str::<Value>(t).expect("a member's text"))
+                    };
+                    prop_assert_eq!(read(handshake.protocol_version()), last("protocolVersion"));
+                    prop_assert_eq!(read(handshake.capabilities()), last("capabilities"));
+                    prop_assert_eq!(read(handshake.client_info()), last("clientInfo"));
+                    prop_assert_eq!(read(handshake.meta()), last("_meta"));
+                }
+                prop_assert_eq!(message.into_value(), expected);
+            }
         }
     }
 
