@@ -54,8 +54,9 @@ pub(crate) struct Inbound {
     /// The transport's headers (Streamable HTTP); `None` for a transport without any, where
     /// only the rules of the message itself apply.
     pub(crate) headers: Option<HeaderMap>,
-    /// The two MCP headers among `headers`, noted as the transport read them.
-    pub(crate) mcp: McpHeaders,
+    /// The two MCP headers among `headers`, noted as the transport read them; `None` with
+    /// `headers`.
+    pub(crate) mcp: Option<McpHeaders>,
     /// Who the credentials say sent the request (set by the guards).
     pub(crate) principal: Option<Principal>,
     /// The answer may be an event stream (the client accepts `text/event-stream`; a byte
@@ -72,30 +73,28 @@ pub(crate) struct Inbound {
 impl Inbound {
     /// The legacy session the message names (`Mcp-Session-Id`, or the byte stream's own).
     pub(crate) fn named_session(&self) -> Option<&str> {
-        match &self.headers {
-            Some(_) => self.mcp.session.as_ref()?.to_str().ok(),
+        match &self.mcp {
+            Some(mcp) => mcp.session.as_ref()?.to_str().ok(),
             None => self.session.as_deref(),
         }
     }
 
     fn names_a_session(&self) -> bool {
-        match &self.headers {
-            Some(_) => self.mcp.session.is_some(),
+        match &self.mcp {
+            Some(mcp) => mcp.session.is_some(),
             None => self.session.is_some(),
         }
     }
 
     /// The `MCP-Protocol-Version` header, when the transport has headers and it is text.
     pub(crate) fn version_header(&self) -> Option<&str> {
-        self.headers.as_ref()?;
-        self.mcp.version.as_ref()?.to_str().ok()
+        self.mcp.as_ref()?.version.as_ref()?.to_str().ok()
     }
 }
 
 /// Answers one message (not a batch).
 pub(crate) async fn message(engine: &Arc<Engine>, inbound: &Inbound, message: Message) -> Outcome {
-    let headers = inbound.headers.as_ref().map(|_| &inbound.mcp);
-    if modern::is_modern(&engine.versions, &message, headers) {
+    if modern::is_modern(&engine.versions, &message, inbound.mcp.as_ref()) {
         stateless::message(engine, inbound, message).await
     } else {
         legacy::message(engine, inbound, message).await

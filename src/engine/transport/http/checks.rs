@@ -7,8 +7,8 @@ use axum::response::Response;
 
 use super::render::transport_error;
 use crate::engine::Engine;
+use crate::engine::protocol::McpHeaders;
 use crate::engine::protocol::jsonrpc::code;
-use crate::engine::protocol::{McpHeaders, SESSION_HEADER, VERSION_HEADER};
 use crate::spec::ProtocolVersion;
 
 /// The headers a POST's checks and the pipeline read, found in one pass over the request's
@@ -186,15 +186,17 @@ fn next(bytes: &[u8], start: usize, separator: u8) -> usize {
 /// 2026-07-28 has no GET stream and no sessions to delete: 405 (transport page) for a
 /// modern client, and for anyone on a server that serves only 2026-07-28 ("Earlier
 /// Streamable HTTP Revisions": such a server SHOULD answer GET and DELETE with 405).
-pub(crate) fn modern_get_or_delete(engine: &Engine, headers: &HeaderMap) -> Option<Response> {
+/// `mcp`: the request's MCP headers, as [`Read`] found them.
+pub(crate) fn modern_get_or_delete(engine: &Engine, mcp: &McpHeaders) -> Option<Response> {
     let serves_legacy = engine.versions.iter().any(|v| !v.is_modern());
     let serves_modern = engine.versions.iter().any(|v| v.is_modern());
-    let modern_client = headers
-        .get(VERSION_HEADER)
+    let modern_client = mcp
+        .version
+        .as_ref()
         .and_then(|v| v.to_str().ok())
         .and_then(|v| ProtocolVersion::parse(v.trim()))
         .is_some_and(ProtocolVersion::is_modern);
-    let legacy_traffic = !modern_client || headers.contains_key(SESSION_HEADER);
+    let legacy_traffic = !modern_client || mcp.session.is_some();
     if !serves_modern || (serves_legacy && legacy_traffic) {
         return None;
     }
@@ -212,6 +214,7 @@ pub(crate) fn modern_get_or_delete(engine: &Engine, headers: &HeaderMap) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::protocol::{SESSION_HEADER, VERSION_HEADER};
 
     #[test]
     fn loopback_origins_are_recognised() {

@@ -46,7 +46,7 @@ fn inbound(parts: Parts, captured: Captured, accepts_stream: bool, mcp: McpHeade
         transport: crate::log::Transport::Http,
         principal: parts.extensions.get::<Principal>().cloned(),
         headers: Some(parts.headers),
-        mcp,
+        mcp: Some(mcp),
         accepts_stream,
         session: None,
         text: captured.received,

@@ -132,7 +132,7 @@ fn checked(
     if let Some(rejection) = origin_rejection(engine, read.origin) {
         return Err(Box::new(rejection));
     }
-    if let Some(rejection) = modern_get_or_delete(engine, &parts.headers) {
+    if let Some(rejection) = modern_get_or_delete(engine, &read.mcp) {
         return Err(Box::new(rejection));
     }
     let (accepts_stream, mcp) = (read.accepts_stream, read.mcp);

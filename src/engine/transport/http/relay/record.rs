@@ -14,7 +14,7 @@ use crate::engine::capture::{self, Arrival, ExchangeId, Recorder, Sent};
 use crate::engine::protocol::jsonrpc::{self, Incoming};
 use crate::engine::protocol::message::{Body, Message};
 use crate::engine::protocol::modern::{self, META_VERSION};
-use crate::engine::protocol::{SESSION_HEADER, VERSION_HEADER};
+use crate::engine::protocol::{McpHeaders, SESSION_HEADER, VERSION_HEADER};
 use crate::log::{RpcKind, Transport};
 
 /// The relay's records of one exchange: its requests still waiting for their response.
@@ -83,7 +83,7 @@ impl Exchange {
         let modern = modern::is_modern(
             &self.engine.versions,
             &message,
-            Some(&crate::engine::protocol::McpHeaders::of(headers)),
+            Some(&McpHeaders::of(headers)),
         );
         let meta_version = message
             .member("params")
