@@ -1,7 +1,8 @@
 //! `startup-rounds N`: start → first `initialize` of every server in alternating rounds, a
 //! fresh process per server per round (`startup KIND` with `PEERS_LIVES=300`), then the
 //! median of the rounds' p50s and, per round, the fixture's time over wiremock's and over
-//! bare axum's; and the median first life of a process (what a runner that starts a process
+//! bare axum's; the median CPU time per life of the caller's thread and of the servers' own
+//! threads; and the median first life of a process (what a runner that starts a process
 //! per test pays every test). A host whose speed drifts between runs (this one's moved by 1.5× within an
 //! hour) moves every server of a round alike, so the per-round ratios hold where the
 //! absolute figures do not.
@@ -22,6 +23,10 @@ pub fn run(rounds: usize) -> Result<(), Failure> {
     let mut p50s = vec![Vec::new(); KINDS.len()];
     let mut starts = vec![Vec::new(); KINDS.len()];
     let mut firsts = vec![Vec::new(); KINDS.len()];
+    // CPU per life: the caller's thread, and the servers' own threads (the fixture's pool,
+    // wiremock's server threads; none for the servers on the caller's runtime).
+    let mut callers = vec![Vec::new(); KINDS.len()];
+    let mut others = vec![Vec::new(); KINDS.len()];
     for round in 0..rounds {
         for k in 0..KINDS.len() {
             // Each round starts one server later in the list, as `compare` does.
@@ -47,6 +52,8 @@ pub fn run(rounds: usize) -> Result<(), Failure> {
             p50s[index].push(read("p50_us")?);
             starts[index].push(read("start_alone_p50_us")?);
             firsts[index].push(read("first_life_us")?);
+            callers[index].push(read("caller_cpu_per_life_us")?);
+            others[index].push(read("other_threads_cpu_per_life_us")?);
         }
     }
     let ratio =
@@ -63,6 +70,8 @@ pub fn run(rounds: usize) -> Result<(), Failure> {
                 "start_alone_us": median(starts[k].clone()),
                 // The first life of each fresh process: lazy initialisation included.
                 "first_life_us": median(firsts[k].clone()),
+                "caller_cpu_per_life_us": median(callers[k].clone()),
+                "other_threads_cpu_per_life_us": median(others[k].clone()),
             })
         })
         .collect();

@@ -18,7 +18,9 @@ use crate::servers::{self, Kind, Running};
 
 const SEQUENTIAL: usize = 300;
 
-/// `PEERS_LIVES=N` runs N sequential lives and stops there (to profile one phase);
+/// `PEERS_LIVES=N` runs N sequential lives and stops there (to profile one phase), reporting
+/// with their p50 the CPU time per life of the caller's thread and of the other threads (the
+/// servers', when they have their own);
 /// `PEERS_PHASES=1` then times a life's phases apart (start, connect, first and second
 /// `initialize`); `PEERS_EXIT_IDLE=1` exits while the concurrent servers are idle, so a heap
 /// profiler's end-of-run figures (`valgrind --tool=dhat`) are what idle servers hold;
@@ -116,6 +118,7 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
         .or_else(|| std::env::var("PEERS_SEQUENTIAL").ok()?.parse().ok())
         .unwrap_or(SEQUENTIAL);
     let mut lives = Vec::with_capacity(sequential);
+    let (caller_before, others_before) = (thread_cpu_secs(), other_threads_cpu_secs());
     let gap = std::env::var("PEERS_GAP_US")
         .ok()
         .and_then(|g| g.parse().ok());
@@ -125,6 +128,9 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
             std::thread::sleep(Duration::from_micros(gap));
         }
     }
+    let per_life = |secs: f64| secs / sequential as f64 * 1e6;
+    let caller_cpu_us = per_life(thread_cpu_secs() - caller_before);
+    let others_cpu_us = per_life(other_threads_cpu_secs() - others_before);
     stage("sequential done");
     if std::env::var_os("PEERS_PHASES").is_some() {
         let mut phases = Vec::with_capacity(sequential);
@@ -148,7 +154,9 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
         println!(
             "{}",
             json!({"kind": kind.name(), "p50_us": p50, "start_alone_p50_us": start,
-                   "first_life_us": first_life * 1e6})
+                   "first_life_us": first_life * 1e6,
+                   "caller_cpu_per_life_us": caller_cpu_us,
+                   "other_threads_cpu_per_life_us": others_cpu_us})
         );
         return Ok(());
     }
