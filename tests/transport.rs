@@ -931,6 +931,44 @@ async fn a_request_without_a_protocol_version_header_is_accepted() {
     schema::assert_server_messages_valid(&server.log());
 }
 
+// 2025-11-25/basic/transports.mdx, "Protocol Version Header" and "Session Management": a
+// header value that is not text (bytes past ASCII) names no version this server speaks (400)
+// and no live session (404).
+#[tokio::test]
+async fn header_values_that_are_not_text_get_400_for_a_version_and_404_for_a_session() {
+    let server = echo_server().await;
+    let (mut peer, _) = Peer::initialized(&server, "2025-11-25").await;
+    let not_text = reqwest::header::HeaderValue::from_bytes(b"2025-11-25\xff")
+        .expect("bytes past ASCII make a valid header value");
+
+    peer.version = None;
+    let response = peer
+        .post_builder()
+        .header(raw::VERSION, not_text.clone())
+        .body(request(1, "ping", Value::Null).to_string())
+        .send()
+        .await
+        .expect("send POST");
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let message = expect_error(&json_of(response).await, -32600);
+    assert_mentions(&message, &["(not ASCII)", "unsupported"]);
+
+    let response = Peer::new(&server)
+        .post_builder()
+        .header(raw::SESSION, not_text)
+        .body(request(2, "ping", Value::Null).to_string())
+        .send()
+        .await
+        .expect("send POST");
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    expect_error(&json_of(response).await, -32001);
+
+    // The session itself is untouched.
+    peer.version = Some("2025-11-25".into());
+    peer.call(3, "ping", Value::Null).await;
+    schema::assert_server_messages_valid(&server.log());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Origin
 // ---------------------------------------------------------------------------------------------

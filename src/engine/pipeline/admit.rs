@@ -7,7 +7,7 @@ use super::Inbound;
 use crate::engine::Engine;
 use crate::engine::protocol::jsonrpc::{RpcError, code};
 use crate::engine::protocol::modern::Refusal;
-use crate::engine::protocol::{SESSION_HEADER, Status, VERSION_HEADER, era};
+use crate::engine::protocol::{Status, era};
 use crate::engine::state::session::Session;
 
 /// Ends the session the message names if it has expired, so the message gets `404` like
@@ -22,12 +22,18 @@ pub(crate) fn expire_if_due(engine: &Engine, inbound: &Inbound) -> Option<String
 /// Finds the session the message names and checks its version header: a bad request
 /// without an id or with a bad version, not found for an unknown or ended session.
 pub(crate) fn session(engine: &Engine, inbound: &Inbound) -> Result<Arc<Session>, Refusal> {
-    let headers = inbound.headers.as_ref();
-    let named = match headers {
-        Some(headers) => headers
-            .get(SESSION_HEADER)
-            .map(|id| id.to_str().unwrap_or_default()),
-        None => inbound.session.as_deref(),
+    // From the headers' one pass. A value that is not text names no session (`404`) and no
+    // version this server speaks (`400`), as a lookup read it.
+    let (named, sent) = match &inbound.mcp {
+        Some(mcp) => (
+            mcp.session
+                .as_ref()
+                .map(|id| id.to_str().unwrap_or_default()),
+            mcp.version
+                .as_ref()
+                .map(|v| v.to_str().unwrap_or("(not ASCII)")),
+        ),
+        None => (inbound.session.as_deref(), None),
     };
     let Some(id) = named else {
         return Err((
@@ -41,9 +47,6 @@ pub(crate) fn session(engine: &Engine, inbound: &Inbound) -> Result<Arc<Session>
     let Some(session) = engine.sessions.get(id) else {
         return Err((Status::NotFound, session_gone(id)));
     };
-    let sent = headers
-        .and_then(|h| h.get(VERSION_HEADER))
-        .map(|v| v.to_str().unwrap_or("(not ASCII)"));
     era::check_header(sent, session.version, &engine.versions).map_err(|message| {
         (
             Status::BadRequest,

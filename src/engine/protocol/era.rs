@@ -31,22 +31,22 @@ pub(crate) fn check_header(
 ) -> Result<(), String> {
     let Some(sent) = header else { return Ok(()) };
     let sent = sent.trim();
-    let served_list = served
-        .iter()
-        .map(|v| v.as_str())
-        .collect::<Vec<_>>()
-        .join(", ");
     match ProtocolVersion::parse(sent) {
-        Some(v) if !served.contains(&v) => Err(format!(
-            "unsupported MCP-Protocol-Version header `{sent}`: this server supports {served_list}"
-        )),
-        None => Err(format!(
-            "unsupported MCP-Protocol-Version header `{sent}`: this server supports {served_list}"
-        )),
-        Some(v) if v != session => Err(format!(
+        Some(v) if served.contains(&v) && v == session => Ok(()),
+        Some(v) if served.contains(&v) => Err(format!(
             "MCP-Protocol-Version header `{sent}` does not match the version negotiated for this session, `{session}`"
         )),
-        Some(_) => Ok(()),
+        // The list is written only for the error: every request in a session passes here.
+        _ => {
+            let served_list = served
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            Err(format!(
+                "unsupported MCP-Protocol-Version header `{sent}`: this server supports {served_list}"
+            ))
+        }
     }
 }
 
