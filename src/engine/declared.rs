@@ -10,7 +10,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::Engine;
-use super::protocol::jsonrpc::write_str;
+use crate::log::write_str;
 use crate::spec::ProtocolVersion;
 
 /// `{}`: a capability with no options.

@@ -11,6 +11,7 @@
 use serde_json::{Map, Value};
 
 use super::json::Json;
+use super::text::write_value;
 
 /// How much of one body (a JSON-RPC message, a response, an HTTP body, a header value) the
 /// log keeps, in bytes of JSON text. Small enough that a log full of 1 MiB calls (10,000
@@ -35,29 +36,12 @@ pub(crate) fn clip_json_noting(value: &Value, before_cut: impl FnOnce(&Value)) -
     // Writing the text is cheaper than measuring it first, since most messages fit; the
     // writer stops at the cut, so a 4 MiB message costs 8 KiB of writing, not 4 MiB.
     // Most messages fit in this: one allocation, no regrowing.
-    let mut text = Capped(Vec::with_capacity(512));
-    if serde_json::to_writer(&mut text, value).is_ok() {
-        return (Json::from_text(text.0), false);
+    let mut text = Vec::with_capacity(512);
+    if write_value(&mut text, value, MAX_CAPTURED_BYTES).is_ok() {
+        return (Json::from_text(text), false);
     }
     before_cut(value);
     (Json::from(&cut(value, MAX_CAPTURED_BYTES)), true)
-}
-
-/// A buffer that refuses to grow past [`MAX_CAPTURED_BYTES`].
-struct Capped(Vec<u8>);
-
-impl std::io::Write for Capped {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        if self.0.len() + bytes.len() > MAX_CAPTURED_BYTES {
-            return Err(std::io::Error::other("over the log's cut"));
-        }
-        self.0.extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// The copy of a text (a method, a name, a header value) the log keeps, and whether it was

@@ -10,10 +10,11 @@ use crate::engine::Engine;
 use crate::engine::declared::ServerInfo;
 use crate::engine::protocol::era;
 use crate::engine::protocol::handshake::Handshake;
-use crate::engine::protocol::jsonrpc::{RpcError, write_result_head, write_str};
+use crate::engine::protocol::jsonrpc::{RpcError, write_result_head};
 use crate::engine::state::sent::Sent;
 use crate::engine::state::session::Session;
 use crate::log::Transport;
+use crate::log::write_str;
 
 /// The `initialize` result (spec `InitializeResult`), members in the order they are written.
 #[derive(Debug, Serialize)]

@@ -263,36 +263,6 @@ fn invalid(id: Value, reason: &str) -> Incoming {
     }
 }
 
-/// Writes `text` as a JSON string: between quotes as it is when nothing in it needs
-/// escaping (nearly every name and version), else through `serde_json`, which writes the same
-/// text. A debug build's `serde_json` escapes a string a byte at a time, about 3 K
-/// instructions for a short one.
-pub(crate) fn write_str(out: &mut Vec<u8>, text: &str) {
-    if needs_no_escape(text.as_bytes()) {
-        out.push(b'"');
-        out.extend_from_slice(text.as_bytes());
-        out.push(b'"');
-    } else {
-        // Writing a string to a `Vec` cannot fail.
-        let _ = serde_json::to_writer(&mut *out, text);
-    }
-}
-
-/// Whether no byte of `bytes` needs escaping in a JSON string. An index loop: a debug build's
-/// `bytes().all(..)` calls an iterator and a closure per byte, 4 K instructions for the
-/// strings of one `initialize` answer.
-fn needs_no_escape(bytes: &[u8]) -> bool {
-    let mut at = 0;
-    while at < bytes.len() {
-        let byte = bytes[at];
-        if byte < 0x20 || byte == b'"' || byte == b'\\' {
-            return false;
-        }
-        at += 1;
-    }
-    true
-}
-
 /// The start of a success response, up to its result's value: `{"jsonrpc":"2.0","id":ID,"result":`.
 pub(crate) fn write_result_head(out: &mut Vec<u8>, id: &Value) -> serde_json::Result<()> {
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
