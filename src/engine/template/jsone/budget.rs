@@ -62,6 +62,12 @@ impl<'l> Budget<'l> {
         }
     }
 
+    /// The steps and bytes charged so far.
+    #[cfg(test)]
+    pub(crate) fn spent(&self) -> (u64, usize) {
+        (self.steps, self.bytes)
+    }
+
     /// Charges `n` steps.
     pub(crate) fn step(&mut self, n: u64) -> Result<(), Error> {
         let before = self.steps;

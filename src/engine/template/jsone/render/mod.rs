@@ -1,6 +1,7 @@
 //! Renders a template: interpolation in strings and keys, and json-e's `$` operators.
 
 mod loops;
+mod path;
 
 use serde_json::{Map, Value};
 
@@ -81,6 +82,11 @@ pub(crate) fn interpolate(
         let rest = &source[dollar..];
         if rest.starts_with("${") {
             out.push_str(&source[at..dollar]);
+            if let Some((text, end)) = path::string_at(source, dollar + 2, scope, budget)? {
+                out.push_str(text);
+                at = end;
+                continue;
+            }
             let (node, end) = parse::parse_interpolation(source, dollar + 2)?;
             let value = eval::eval(&node, scope, budget)?;
             match value.json() {
