@@ -71,8 +71,12 @@ mod tests {
     use crate::engine::template::jsone::parse::parse_interpolation;
     use crate::engine::template::jsone::scope::Root;
 
-    /// What the parser and evaluator make of `${source}`, and the budget they spent.
-    fn parsed(source: &str, context: &Map<String, Value>) -> (Option<Value>, (u64, usize)) {
+    /// Runs `read` on `${source}` in a root scope over `context`, with the budget it spent.
+    fn reading<T>(
+        source: &str,
+        context: &Map<String, Value>,
+        read: impl FnOnce(&str, &Scope<'_>, &mut Budget<'_>) -> T,
+    ) -> (T, (u64, usize)) {
         let root = Root {
             context,
             now: std::cell::OnceCell::new(),
@@ -81,33 +85,33 @@ mod tests {
         let scope = Scope::root(&root);
         let limits = Limits::default();
         let mut budget = Budget::new(&limits);
-        let text = format!("${{{source}}}");
-        let value = parse_interpolation(&text, 2)
-            .ok()
-            .and_then(|(node, _)| eval::eval(&node, &scope, &mut budget).ok())
-            .and_then(|v| v.json().cloned());
-        if let Some(Value::String(s)) = &value {
-            let _ = budget.alloc(s.len());
-        }
-        (value, budget.spent())
+        let read = read(&format!("${{{source}}}"), &scope, &mut budget);
+        (read, budget.spent())
+    }
+
+    /// What the parser and evaluator make of `${source}`, and the budget they spent.
+    fn parsed(source: &str, context: &Map<String, Value>) -> (Option<Value>, (u64, usize)) {
+        reading(source, context, |text, scope, budget| {
+            let value = parse_interpolation(text, 2)
+                .ok()
+                .and_then(|(node, _)| eval::eval(&node, scope, budget).ok())
+                .and_then(|v| v.json().cloned());
+            if let Some(Value::String(s)) = &value {
+                let _ = budget.alloc(s.len());
+            }
+            value
+        })
     }
 
     /// What this path makes of `${source}`, and the budget it spent.
     fn fast(source: &str, context: &Map<String, Value>) -> (Option<String>, (u64, usize)) {
-        let root = Root {
-            context,
-            now: std::cell::OnceCell::new(),
-            fixed_now: Some("2026-01-01T00:00:00.000Z"),
-        };
-        let scope = Scope::root(&root);
-        let limits = Limits::default();
-        let mut budget = Budget::new(&limits);
-        let text = format!("${{{source}}}");
-        let found = string_at(&text, 2, &scope, &mut budget).expect("within the budget");
-        if let Some((_, end)) = found {
-            assert_eq!(end, text.len(), "the interpolation ends past its brace");
-        }
-        (found.map(|(s, _)| s.to_owned()), budget.spent())
+        reading(source, context, |text, scope, budget| {
+            let found = string_at(text, 2, scope, budget).expect("within the budget");
+            if let Some((_, end)) = found {
+                assert_eq!(end, text.len(), "the interpolation ends past its brace");
+            }
+            found.map(|(s, _)| s.to_owned())
+        })
     }
 
     fn context() -> Map<String, Value> {
