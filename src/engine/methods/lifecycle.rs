@@ -166,7 +166,7 @@ pub(crate) fn initialize(
             crate::engine::protocol::jsonrpc::code::INVALID_REQUEST,
             format!(
                 "initialize: this server serves only the stateless protocol ({}), which has no initialize; send requests with `_meta` instead",
-                crate::engine::protocol::modern::versions_list(&engine.versions)
+                crate::engine::protocol::era::versions_list(&engine.versions)
             ),
         )
         .with_data(json!({ "supported": engine.versions.iter().map(|v| v.as_str()).collect::<Vec<_>>(), "requested": requested })));

@@ -15,10 +15,10 @@ use crate::engine::capture::{Arrival, Recorder};
 use crate::engine::methods::lifecycle::{self, Hello};
 use crate::engine::methods::replay;
 use crate::engine::protocol::Status;
+use crate::engine::protocol::era::versions_list;
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 use crate::engine::protocol::message::Message;
 use crate::engine::protocol::method::INITIALIZE;
-use crate::engine::protocol::modern::versions_list;
 use crate::log::RpcKind;
 use crate::spec::Fault;
 

@@ -32,22 +32,30 @@ pub(crate) fn check_header(
     let Some(sent) = header else { return Ok(()) };
     let sent = sent.trim();
     match ProtocolVersion::parse(sent) {
-        Some(v) if served.contains(&v) && v == session => Ok(()),
-        Some(v) if served.contains(&v) => Err(format!(
-            "MCP-Protocol-Version header `{sent}` does not match the version negotiated for this session, `{session}`"
-        )),
-        // The list is written only for the error: every request in a session passes here.
-        _ => {
-            let served_list = served
-                .iter()
-                .map(|v| v.as_str())
-                .collect::<Vec<_>>()
-                .join(", ");
-            Err(format!(
-                "unsupported MCP-Protocol-Version header `{sent}`: this server supports {served_list}"
-            ))
+        Some(v) if served.contains(&v) => {
+            if v == session {
+                Ok(())
+            } else {
+                Err(format!(
+                    "MCP-Protocol-Version header `{sent}` does not match the version negotiated for this session, `{session}`"
+                ))
+            }
         }
+        // The list is written only for the error: every request in a session passes here.
+        _ => Err(format!(
+            "unsupported MCP-Protocol-Version header `{sent}`: this server supports {}",
+            versions_list(served)
+        )),
     }
+}
+
+/// `2025-11-25, 2025-06-18`: the served revisions, as error messages name them.
+pub(crate) fn versions_list(versions: &[ProtocolVersion]) -> String {
+    versions
+        .iter()
+        .map(|v| v.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use http::header::AsHeaderName;
 use http::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
+use super::era::versions_list;
 use super::handshake::each_member;
 use super::jsonrpc::{RpcError, code, member};
 use super::message::Message;
@@ -136,15 +137,6 @@ pub(crate) struct Served<'a> {
     /// match handlers, so a method of an undeclared one is an unknown method, 404 like any
     /// other (`server/discover.mdx`; transports, "Protocol Version Header").
     pub(crate) declares_method: bool,
-}
-
-/// `2025-11-25, 2025-06-18`: the served revisions, as error messages name them.
-pub(crate) fn versions_list(versions: &[ProtocolVersion]) -> String {
-    versions
-        .iter()
-        .map(|v| v.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// A header's value, trimmed; borrowed unless it had to be mended (not UTF-8).
