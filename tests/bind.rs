@@ -1,4 +1,5 @@
-//! Where a fixture listens: a free loopback port by default, or an address the test names.
+//! Where a fixture listens (a free loopback port by default, or an address the test names),
+//! and which of the process's fixture threads serves it.
 
 use std::net::{Ipv4Addr, SocketAddr};
 
@@ -193,7 +194,7 @@ async fn a_copy_of_a_served_tool_changed_after_is_served_changed_and_checked_aga
 /// shuts down and closes its port.
 #[tokio::test]
 async fn a_fixture_serves_a_late_first_client_and_shuts_down_when_none_came() {
-    // Arrange: fixtures that stop leave a spare on every runtime of the pool.
+    // Arrange: fixtures that stop leave spares on their runtime.
     for _ in 0..8 {
         let server = MockMcpServer::builder().start().await;
         tokio::time::timeout(common::PATIENCE, server.shutdown())
@@ -224,4 +225,88 @@ async fn a_fixture_serves_a_late_first_client_and_shuts_down_when_none_came() {
         .await;
     assert!(after.is_err(), "nothing answers on {quiet_addr}: {after:?}");
     let _ = client.cancel().await;
+}
+
+/// Set in the fresh process that [`fixtures_that_never_overlap_share_one_thread_and_overlapping_ones_spread`]
+/// runs itself in.
+const FRESH_PROCESS: &str = "MCP_DECOY_TEST_FRESH_PROCESS";
+
+/// The fixture threads of this process: the pool's threads are named `mcp-decoy-N`.
+#[cfg(target_os = "linux")]
+fn fixture_threads() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir("/proc/self/task")
+        .expect("/proc/self/task lists this process's threads")
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .map(|name| name.trim().to_string())
+        .filter(|name| name.starts_with("mcp-decoy-"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Serves one `tools/call` from each fixture to a real client, so each has a running server.
+#[cfg(target_os = "linux")]
+async fn call_each(servers: &[&MockMcpServer]) {
+    for server in servers {
+        let client = common::connect(&server.url()).await;
+        let echoed = common::call_ok(&client, "echo", serde_json::json!({ "message": "m" })).await;
+        assert_eq!(common::text(&echoed), "m");
+        let _ = client.cancel().await;
+    }
+}
+
+/// Fixtures that never overlap (tests run one at a time, or a test alone in its process) all
+/// run on one thread, and the process starts no other; fixtures alive at the same time go to
+/// threads of their own, up to the machine's cores (at most four). Thread counts are only
+/// meaningful in a process with no other test, so the test runs itself in a fresh one.
+#[cfg(target_os = "linux")]
+#[test]
+fn fixtures_that_never_overlap_share_one_thread_and_overlapping_ones_spread() {
+    if std::env::var_os(FRESH_PROCESS).is_none() {
+        let name = "fixtures_that_never_overlap_share_one_thread_and_overlapping_ones_spread";
+        let output = std::process::Command::new(std::env::current_exe().expect("this test binary"))
+            .args(["--exact", name, "--test-threads=1", "--nocapture"])
+            .env(FRESH_PROCESS, "1")
+            .output()
+            .expect("the test binary runs again");
+        let printed = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "the fresh process failed:\n{printed}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            printed.contains("1 passed"),
+            "the fresh process ran the test: {printed}"
+        );
+        return;
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        // Act: five fixtures, one after another, each served and dropped.
+        for _ in 0..5 {
+            let server = MockMcpServer::builder().tool(Tool::echo()).start().await;
+            call_each(&[&server]).await;
+        }
+        let after_sequential = fixture_threads();
+
+        // Act: four fixtures alive at once, each served.
+        let mut alive = Vec::new();
+        for _ in 0..4 {
+            alive.push(MockMcpServer::builder().tool(Tool::echo()).start().await);
+        }
+        call_each(&alive.iter().collect::<Vec<_>>()).await;
+        let after_overlapping = fixture_threads();
+
+        // Assert
+        assert_eq!(after_sequential, ["mcp-decoy-0"]);
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let expected: Vec<String> = (0..cores.clamp(1, 4))
+            .map(|i| format!("mcp-decoy-{i}"))
+            .collect();
+        assert_eq!(after_overlapping, expected);
+    });
 }

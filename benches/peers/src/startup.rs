@@ -217,6 +217,10 @@ pub async fn run(kind: Kind) -> Result<(), Failure> {
             "rss_per_server_kib": (rss_after as f64 - rss_before as f64) / concurrent_count as f64,
             "heap_per_server_kib": (heap_after as f64 - heap_before as f64) / concurrent_count as f64 / 1024.0,
             "threads_per_server": (threads_after as f64 - threads_before as f64) / concurrent_count as f64,
+            // The process's threads around the 1,000: the fixture's pool starts a shared
+            // thread when every one it has serves a fixture, up to one per core.
+            "process_threads_before": threads_before,
+            "process_threads_after": threads_after,
             "drop_ms": (kind != Kind::Wiremock).then_some(dropped.as_secs_f64() * 1e3),
             // wiremock's pool keeps its servers (and their threads) for reuse.
             "drop_until_threads_gone_ms": if status_kib(me, "Threads:")? > threads_before {

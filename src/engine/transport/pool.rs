@@ -4,12 +4,12 @@
 //! tasks runs on the test's runtime, and its start and drop never wait for a thread to be
 //! made (past the first few) or joined.
 //!
-//! Fixtures are dealt to the runtimes in turn; each fixture cancels its own tasks when it
-//! stops ([`serve`](super::http::serve)), so what one fixture leaves behind never outlives it
-//! on a shared thread.
+//! A fixture goes to a runtime that serves none when there is one ([`next`]). Each fixture
+//! cancels its own tasks when it stops ([`serve`](super::http::serve)), so what one fixture
+//! leaves behind never outlives it on a shared thread.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
 use tokio::runtime::Handle;
@@ -21,15 +21,33 @@ use crate::error::Error;
 /// binary's own threads already run its tests in parallel.
 pub(crate) const MAX_THREADS: usize = 4;
 
-static RUNTIMES: Mutex<Vec<Handle>> = Mutex::new(Vec::new());
-static NEXT: AtomicUsize = AtomicUsize::new(0);
+/// The runtimes started so far, in index order, each with how many fixtures it serves now.
+static RUNTIMES: Mutex<Vec<Runtime>> = Mutex::new(Vec::new());
+
+/// A pool runtime and how many fixtures it serves ([`Lease`]).
+#[derive(Debug)]
+struct Runtime {
+    handle: Handle,
+    live: Arc<AtomicUsize>,
+}
+
+/// A fixture's place on a runtime: counted there until dropped ([`next`]).
+#[derive(Debug)]
+pub(crate) struct Lease {
+    live: Arc<AtomicUsize>,
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.live.fetch_sub(1, Ordering::Relaxed);
+    }
+}
 
 /// How many threads the pool grows to on this machine, asked once: `available_parallelism`
 /// reads the cgroup quota files on every call, which cost a fixture's start more than
-/// building its router, and its first call cost 43–73 µs here. The first fixture of a
-/// process goes to the first thread whatever the answer, so it does not ask
-/// ([`next`]): a process that starts one fixture (a test alone in its process, as under
-/// nextest) never pays it.
+/// building its router, and its first call cost 43–73 µs here. It is asked only when every
+/// thread so far serves a fixture ([`next`]): a process whose fixtures never overlap (a
+/// test alone in its process, as under nextest, or tests run one at a time) never pays it.
 fn threads() -> usize {
     static THREADS: LazyLock<usize> = LazyLock::new(|| {
         std::thread::available_parallelism()
@@ -39,22 +57,38 @@ fn threads() -> usize {
     *THREADS
 }
 
-/// The runtime the next fixture is served on, with its index (below [`MAX_THREADS`]),
-/// starting its thread if it has none yet.
-pub(crate) fn next() -> Result<(usize, Handle), Error> {
-    let index = match NEXT.fetch_add(1, Ordering::Relaxed) {
-        0 => 0,
-        turn => turn % threads(),
-    };
+/// The runtime the next fixture is served on, with its index (below [`MAX_THREADS`]) and
+/// the lease that counts it there: the first runtime serving no fixture; when every one
+/// serves some, a new thread while the machine has room for one, else the first of those
+/// serving the fewest. Fixtures that never overlap (tests run one at a time, or a test
+/// alone in its process) all run on one warm thread, and the process starts no other.
+pub(crate) fn next() -> Result<(usize, Handle, Lease), Error> {
     let mut runtimes = RUNTIMES.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(handle) = runtimes.get(index) {
-        return Ok((index, handle.clone()));
-    }
-    // Threads start in index order: `index` is at most the count so far.
-    let index = runtimes.len();
-    let handle = start(index)?;
-    runtimes.push(handle.clone());
-    Ok((index, handle))
+    // By count, then index: the first of the least busy.
+    let quietest = runtimes
+        .iter()
+        .enumerate()
+        .map(|(index, runtime)| (runtime.live.load(Ordering::Relaxed), index))
+        .min();
+    let index = match quietest {
+        Some((0, index)) => index,
+        Some((_, index)) if runtimes.len() >= threads() => index,
+        _ => {
+            // Threads start in index order.
+            let handle = start(runtimes.len())?;
+            runtimes.push(Runtime {
+                handle,
+                live: Arc::default(),
+            });
+            runtimes.len() - 1
+        }
+    };
+    let runtime = &runtimes[index];
+    runtime.live.fetch_add(1, Ordering::Relaxed);
+    let lease = Lease {
+        live: Arc::clone(&runtime.live),
+    };
+    Ok((index, runtime.handle.clone(), lease))
 }
 
 /// How often a pool runtime's clock ticks while nothing else is timed ([`start`]).

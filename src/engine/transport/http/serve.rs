@@ -36,6 +36,9 @@ pub(crate) struct Running {
     /// The listener its server waits on, fired when it stops (its server has not started
     /// if no client came).
     armed: Arc<Armed>,
+    /// Counts this server on its runtime until dropped, so the next fixture goes to a
+    /// runtime that serves none when there is one.
+    _lease: pool::Lease,
 }
 
 /// The builder method that raises the fixture's connection cap, named by its refusals.
@@ -53,7 +56,7 @@ pub(crate) fn spawn(
         addr: addr.to_string(),
         source,
     };
-    let (index, runtime) = pool::next()?;
+    let (index, runtime, lease) = pool::next()?;
     let (listener, addr) = match spare::take(index, addr) {
         Some(spare) => (spare.listener, spare.addr),
         None => {
@@ -120,6 +123,7 @@ pub(crate) fn spawn(
         stop: Some(stop_tx),
         stopped: Some(stopped_rx),
         armed,
+        _lease: lease,
     })
 }
 
