@@ -209,11 +209,27 @@ impl Recorder {
     /// [`answered`](Self::answered) for a response the pipeline wrote as text: the record
     /// shares the text unless it is over the log's cut. Gives the whole text back, to send.
     pub(crate) fn answered_text(self, text: Vec<u8>, opened: Option<&Session>) -> Json {
+        self.answered_written(text, opened, |whole| clip_json(whole.value()))
+    }
+
+    /// [`answered_text`](Self::answered_text) for a success response written from its
+    /// `value`, which builds the response as a value only when the text is over the log's
+    /// cut, to cut it (reading the text back would parse all of it).
+    pub(crate) fn answered_result(self, text: Vec<u8>, value: impl FnOnce() -> Value) -> Json {
+        self.answered_written(text, None, |_| clip_json(&value()))
+    }
+
+    fn answered_written(
+        self,
+        text: Vec<u8>,
+        opened: Option<&Session>,
+        cut: impl FnOnce(&Json) -> (Json, bool),
+    ) -> Json {
         let whole = Json::from_text(text);
         if whole.text_len() <= MAX_CAPTURED_BYTES {
             self.close_answered(whole.clone(), false, opened);
         } else {
-            let (cut, truncated) = clip_json(whole.value());
+            let (cut, truncated) = cut(&whole);
             self.close_answered(cut, truncated, opened);
         }
         whole

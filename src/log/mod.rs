@@ -15,7 +15,7 @@ mod query;
 mod record;
 mod ring;
 mod size;
-mod text;
+pub(crate) mod text;
 mod transcript;
 
 pub(crate) use buffer::{DEFAULT_LOG_BYTES, DEFAULT_LOG_LIMIT, MIN_LOG_BYTES, TrafficLog};
@@ -29,5 +29,5 @@ pub use record::{
     ArgumentError, Direction, Entry, Era, FailureCause, HttpExchange, HttpKind, Record, RpcKind,
     RpcMessage, Transport, Upstream, UpstreamFailure,
 };
-pub(crate) use text::write_str;
+pub(crate) use text::{write_str, write_value};
 pub use transcript::{Transcript, TranscriptEntry};

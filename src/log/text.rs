@@ -118,7 +118,7 @@ fn needs_no_escape(bytes: &[u8]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
@@ -131,7 +131,7 @@ mod tests {
 
     /// Any JSON value: every kind of number, strings with escapes, control characters and
     /// text past ASCII, nested arrays and objects.
-    fn any_value() -> impl Strategy<Value = Value> {
+    pub(crate) fn any_value() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),

@@ -109,6 +109,7 @@ pub(crate) async fn answer(
                 return Outcome::Written {
                     text,
                     opened: Some(session.id.clone()),
+                    framing: Framing::Mode,
                 };
             }
             let mut result = serde_json::to_value(&initialized).unwrap_or_default();

@@ -25,8 +25,12 @@ pub(crate) enum Outcome {
     /// One JSON value answers: a response, an error, or a batch's responses.
     Reply(Reply),
     /// A JSON answer that no fault shapes, written once as text: the record shares it and
-    /// the transport sends it, in the server's response mode. `opened` as in [`Reply`].
-    Written { text: Json, opened: Option<String> },
+    /// the transport sends it, framed as `framing` says. `opened` as in [`Reply`].
+    Written {
+        text: Json,
+        opened: Option<String>,
+        framing: Framing,
+    },
     /// The answer is a stream of the session's events (the handler runs on its own task).
     Stream(Streamed),
     /// `subscriptions/listen`: a stream of change notifications until either side ends it

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::Inbound;
 use super::admit::session_gone;
-use super::outcome::{Outcome, Shape, Status, Streamed};
+use super::outcome::{Framing, Outcome, Shape, Status, Streamed};
 use super::plan::{self, Plan, Setting};
 use crate::engine::Engine;
 use crate::engine::capture::Recorder;
@@ -135,6 +135,23 @@ pub(crate) enum View {
     Batch,
 }
 
+/// A request's answer, as [`Pending::answer`] leaves it.
+enum Answer {
+    /// The response, with its text when the record kept it whole.
+    Value(Value, Option<Json>),
+    /// A JSON answer no fault shapes, written as text (the record shares it).
+    Written(Json),
+}
+
+impl Answer {
+    fn into_value(self) -> Value {
+        match self {
+            Answer::Value(response, _) => response,
+            Answer::Written(text) => text.into_value(),
+        }
+    }
+}
+
 /// A request of a session, received and planned, not yet answered.
 #[derive(Debug)]
 pub(crate) struct Pending {
@@ -164,11 +181,11 @@ impl Pending {
     /// "SHOULD NOT send a response"). Dropped before either, the recorder marks the request
     /// cancelled: in 2026-07-28 a closed connection is how a client cancels.
     pub(crate) async fn run(self, view: View) -> Option<Value> {
-        self.answer(view).await.map(|(response, _)| response)
+        self.answer(view).await.map(Answer::into_value)
     }
 
     /// [`run`](Self::run), with the response's text when a JSON answer's record kept it whole.
-    async fn answer(self, view: View) -> Option<(Value, Option<Json>)> {
+    async fn answer(self, view: View) -> Option<Answer> {
         let Pending {
             engine,
             request,
@@ -225,9 +242,19 @@ impl Pending {
             record.cancelled();
             return None;
         };
-        let mut response = match outcome {
+        let outcome = match outcome {
             Ok(result) if session.version.is_modern() => {
-                jsonrpc::result(&id, discover::finish_result(&engine, &method, result))
+                Ok(discover::finish_result(&engine, &method, result))
+            }
+            other => other,
+        };
+        let mut response = match outcome {
+            // With no fault to shape it, a JSON answer is written once, as text, which the
+            // record shares and the transport sends.
+            Ok(result) if matches!(view, View::Json) && plan.fault.is_none() => {
+                let text = jsonrpc::result_text(&id, &result);
+                let text = record.answered_result(text, || jsonrpc::result(&id, result));
+                return Some(Answer::Written(text));
             }
             Ok(result) => jsonrpc::result(&id, result),
             Err(error) => jsonrpc::error(&id, &error),
@@ -239,7 +266,7 @@ impl Pending {
             View::Json => plan.record(record, &response, false),
             View::Stream(_) => plan.record(record, &response, true).and(None),
         };
-        Some((response, text))
+        Some(Answer::Value(response, text))
     }
 
     /// Whether to answer on an event stream: the server is in SSE mode, or the call's script
@@ -297,10 +324,15 @@ impl Pending {
         let fault = self.plan.fault.clone();
         let session = self.request.session.clone();
         match self.answer(View::Json).await {
-            Some((response, text)) if fault.is_none() => {
+            Some(Answer::Written(text)) => Outcome::Written {
+                text,
+                opened: None,
+                framing: Framing::Plain,
+            },
+            Some(Answer::Value(response, text)) if fault.is_none() => {
                 Outcome::json_with_text(Status::Ok, response, text)
             }
-            Some((response, _)) => Outcome::faulty(response, fault, &session),
+            Some(Answer::Value(response, _)) => Outcome::faulty(response, fault, &session),
             // Cancelled: the request still needs an answer, and it carries no result.
             None => Outcome::Accepted,
         }

@@ -28,12 +28,17 @@ pub(crate) async fn render(
     match outcome {
         Outcome::Accepted => StatusCode::ACCEPTED.into_response(),
         Outcome::Reply(reply) => render_reply(engine, reply).await,
-        Outcome::Written { text, opened } => {
-            let response = if engine.spec.response_mode == ResponseMode::Sse {
-                sse::one_event_text(text.text())
-            } else {
-                json_text(StatusCode::OK, &text)
-            };
+        Outcome::Written {
+            text,
+            opened,
+            framing,
+        } => {
+            let response =
+                if framing == Framing::Mode && engine.spec.response_mode == ResponseMode::Sse {
+                    sse::one_event_text(text.text())
+                } else {
+                    json_text(StatusCode::OK, &text)
+                };
             with_session(response, opened)
         }
         Outcome::Stream(streamed) => sse::session_stream(engine.clone(), streamed, exchange),

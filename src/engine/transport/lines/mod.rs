@@ -220,7 +220,8 @@ async fn deliver(engine: &Arc<Engine>, outcome: Outcome, out: &Queue, slot: &Slo
     match outcome {
         Outcome::Accepted => {}
         Outcome::Reply(reply) => reply_lines(engine, reply, out, slot).await,
-        Outcome::Written { text, opened } => {
+        // Every answer is a line here, whatever its framing.
+        Outcome::Written { text, opened, .. } => {
             if let Some(id) = opened {
                 open_session(engine, &id, out, slot);
             }
