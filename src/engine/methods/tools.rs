@@ -7,7 +7,7 @@ use crate::engine::methods::pagination;
 use crate::engine::methods::script::{self, Stop, script_failure};
 use crate::engine::methods::tasks;
 use crate::engine::methods::{RequestCtx, unknown};
-use crate::engine::protocol::jsonrpc::RpcError;
+use crate::engine::protocol::jsonrpc::{RpcError, member};
 use crate::engine::template::{self, Rendered};
 use crate::spec::{ProtocolVersion, ToolSpec};
 
@@ -21,10 +21,12 @@ pub(crate) fn list(ctx: &RequestCtx) -> Result<Value, RpcError> {
 
 pub(crate) async fn call(ctx: &RequestCtx) -> Result<Value, RpcError> {
     let params = &ctx.params;
-    let name = params.get("name").and_then(Value::as_str).ok_or_else(|| {
-        RpcError::invalid_params("tools/call: `params.name` must be a string naming a tool")
-    })?;
-    let args = match params.get("arguments") {
+    let name = member(params, "name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            RpcError::invalid_params("tools/call: `params.name` must be a string naming a tool")
+        })?;
+    let args = match member(params, "arguments") {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(args @ Value::Object(_)) => args.clone(),
         Some(other) => {

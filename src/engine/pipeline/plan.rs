@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::engine::capture::Recorder;
 use crate::engine::protocol::garble;
-use crate::engine::protocol::jsonrpc::RpcError;
+use crate::engine::protocol::jsonrpc::{RpcError, member};
 use crate::engine::protocol::method::Method;
 use crate::engine::state::responses::Chosen;
 use crate::engine::{Engine, arguments};
@@ -49,7 +49,7 @@ pub(crate) struct Plan {
 /// The `arguments` object of a `tools/call`, or an empty object.
 pub(crate) fn arguments(params: &Value) -> &Value {
     static EMPTY: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| json!({}));
-    match params.get("arguments") {
+    match member(params, "arguments") {
         Some(args @ Value::Object(_)) => args,
         _ => &EMPTY,
     }
@@ -68,8 +68,7 @@ pub(crate) fn plan(engine: &Engine, method: &str, params: &Value, setting: Setti
             .map(|delay| engine.responses.resolve_delay(&delay));
     }
     if plan.fault.is_none() && tool_call {
-        let tool = params
-            .get("name")
+        let tool = member(params, "name")
             .and_then(Value::as_str)
             .and_then(|name| engine.catalog.tools.get(name));
         // A refused call uses up no response: the tool never answered it. A schema that

@@ -116,7 +116,7 @@ pub(crate) fn count_tool_call(engine: &Engine, method: &str, params: &Value) {
     if Method::parse(method) != Some(Method::ToolsCall) {
         return;
     }
-    if let Some(name) = params.get("name").and_then(Value::as_str) {
+    if let Some(name) = jsonrpc::member(params, "name").and_then(Value::as_str) {
         if engine.catalog.tools.get(name).is_some() {
             engine.catalog.count_call(name);
         }
@@ -289,7 +289,7 @@ impl Pending {
                 .iter()
                 .any(|step| step.talks() && !(modern && matches!(step, Step::Ask { .. })))
         };
-        let name = request.params.get("name").and_then(Value::as_str);
+        let name = jsonrpc::member(&request.params, "name").and_then(Value::as_str);
         match Method::parse(&request.method) {
             Some(Method::ToolsCall) => name
                 .and_then(|name| self.engine.catalog.tools.get(name))

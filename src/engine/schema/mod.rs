@@ -10,6 +10,8 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use serde_json::Value;
 
+use crate::engine::protocol::jsonrpc::member;
+
 pub(crate) use compile::{Validator, compile, meta_violations};
 
 /// The 2025-11-25 schema, byte-identical to the specification's `schema.json`.
@@ -45,15 +47,13 @@ fn plainly_valid_call_tool_result(value: &Value) -> bool {
     let Some(result) = value.as_object() else {
         return false;
     };
-    let Some(Value::Array(content)) = result.get("content") else {
+    let Some(Value::Array(content)) = member(value, "content") else {
         return false;
     };
     let plain_text = |block: &Value| {
-        block.as_object().is_some_and(|block| {
-            block.len() == 2
-                && block.get("type").and_then(Value::as_str) == Some("text")
-                && block.get("text").is_some_and(Value::is_string)
-        })
+        block.as_object().is_some_and(|members| members.len() == 2)
+            && member(block, "type").and_then(Value::as_str) == Some("text")
+            && member(block, "text").is_some_and(Value::is_string)
     };
     result.iter().all(|(key, member)| match key.as_str() {
         "content" => true,
