@@ -59,36 +59,57 @@ fn threads() -> usize {
 
 /// The runtime the next fixture is served on, with its index (below [`MAX_THREADS`]) and
 /// the lease that counts it there: the first runtime serving no fixture; when every one
-/// serves some, a new thread while the machine has room for one, else the first of those
-/// serving the fewest. Fixtures that never overlap (tests run one at a time, or a test
+/// serves some, a new thread while the machine has room for one, else (or when no thread
+/// can start) the first of those serving the fewest. Fixtures that never overlap (tests run one at a time, or a test
 /// alone in its process) all run on one warm thread, and the process starts no other.
 pub(crate) fn next() -> Result<(usize, Handle, Lease), Error> {
     let mut runtimes = RUNTIMES.lock().unwrap_or_else(|p| p.into_inner());
-    // By count, then index: the first of the least busy.
-    let quietest = runtimes
-        .iter()
-        .enumerate()
-        .map(|(index, runtime)| (runtime.live.load(Ordering::Relaxed), index))
-        .min();
-    let index = match quietest {
-        Some((0, index)) => index,
-        Some((_, index)) if runtimes.len() >= threads() => index,
-        _ => {
-            // Threads start in index order.
-            let handle = start(runtimes.len())?;
-            runtimes.push(Runtime {
-                handle,
-                live: Arc::default(),
-            });
-            runtimes.len() - 1
-        }
-    };
+    let index = choose(&mut runtimes, threads, start)?;
     let runtime = &runtimes[index];
     runtime.live.fetch_add(1, Ordering::Relaxed);
     let lease = Lease {
         live: Arc::clone(&runtime.live),
     };
     Ok((index, runtime.handle.clone(), lease))
+}
+
+/// [`next`]'s choice among `runtimes`, starting one with `start` when it needs a new
+/// thread (`threads` is the limit, asked only then). A thread that cannot start (the
+/// process is out of threads or memory) leaves the fixture on a busy one, when there is
+/// one: served late beats not served.
+fn choose(
+    runtimes: &mut Vec<Runtime>,
+    threads: impl FnOnce() -> usize,
+    start: impl FnOnce(usize) -> Result<Handle, Error>,
+) -> Result<usize, Error> {
+    // By count, then index: the first of the least busy.
+    let quietest = runtimes
+        .iter()
+        .enumerate()
+        .map(|(index, runtime)| (runtime.live.load(Ordering::Relaxed), index))
+        .min();
+    match quietest {
+        Some((0, index)) => return Ok(index),
+        Some((_, index)) if runtimes.len() >= threads() => return Ok(index),
+        _ => {}
+    }
+    // Threads start in index order.
+    match start(runtimes.len()) {
+        Ok(handle) => {
+            runtimes.push(Runtime {
+                handle,
+                live: Arc::default(),
+            });
+            Ok(runtimes.len() - 1)
+        }
+        Err(error) => match quietest {
+            Some((_, index)) => {
+                tracing::debug!(%error, "mcp-decoy: no new pool thread; a busy one serves");
+                Ok(index)
+            }
+            None => Err(error),
+        },
+    }
 }
 
 /// How often a pool runtime's clock ticks while nothing else is timed ([`start`]).
@@ -138,4 +159,64 @@ where
             () = task => {}
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runtimes serving these many fixtures each, on one handle (the choice never runs them).
+    fn serving(counts: &[usize], handle: &Handle) -> Vec<Runtime> {
+        counts
+            .iter()
+            .map(|&count| Runtime {
+                handle: handle.clone(),
+                live: Arc::new(AtomicUsize::new(count)),
+            })
+            .collect()
+    }
+
+    fn unable(_: usize) -> Result<Handle, Error> {
+        Err(Error::Runtime(std::io::Error::other("no more threads")))
+    }
+
+    #[test]
+    fn a_fixture_goes_to_the_first_idle_thread_else_a_new_one_else_the_least_busy() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        let handle = runtime.handle().clone();
+        let new = |_: usize| Ok(handle.clone());
+        let never_asked = || -> usize { panic!("the limit is asked only for a new thread") };
+
+        let mut idle_second = serving(&[1, 0, 0], &handle);
+        assert_eq!(choose(&mut idle_second, never_asked, new).ok(), Some(1));
+
+        let mut all_busy = serving(&[2, 1], &handle);
+        assert_eq!(choose(&mut all_busy, || 4, new).ok(), Some(2));
+        assert_eq!(all_busy.len(), 3, "a new thread while the machine has room");
+
+        let mut full = serving(&[2, 1, 1], &handle);
+        assert_eq!(choose(&mut full, || 3, new).ok(), Some(1));
+        assert_eq!(full.len(), 3);
+
+        let mut none = Vec::new();
+        assert_eq!(choose(&mut none, || 4, new).ok(), Some(0));
+    }
+
+    #[test]
+    fn a_thread_that_cannot_start_leaves_the_fixture_on_a_busy_one() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        let handle = runtime.handle().clone();
+
+        let mut busy = serving(&[3, 2], &handle);
+        assert_eq!(choose(&mut busy, || 4, unable).ok(), Some(1));
+        assert_eq!(busy.len(), 2);
+
+        let mut none = Vec::new();
+        let error = choose(&mut none, || 4, unable).expect_err("nothing to serve on");
+        assert!(error.to_string().contains("no more threads"), "{error}");
+    }
 }
