@@ -176,15 +176,20 @@ mod tests {
             .collect()
     }
 
+    /// A runtime for the handle of [`serving`], which the choice never runs.
+    fn unused_runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime")
+    }
+
     fn unable(_: usize) -> Result<Handle, Error> {
         Err(Error::Runtime(std::io::Error::other("no more threads")))
     }
 
     #[test]
     fn a_fixture_goes_to_the_first_idle_thread_else_a_new_one_else_the_least_busy() {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .expect("a runtime");
+        let runtime = unused_runtime();
         let handle = runtime.handle().clone();
         let new = |_: usize| Ok(handle.clone());
         let never_asked = || -> usize { panic!("the limit is asked only for a new thread") };
@@ -206,9 +211,7 @@ mod tests {
 
     #[test]
     fn a_thread_that_cannot_start_leaves_the_fixture_on_a_busy_one() {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .expect("a runtime");
+        let runtime = unused_runtime();
         let handle = runtime.handle().clone();
 
         let mut busy = serving(&[3, 2], &handle);
