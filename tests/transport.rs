@@ -10,6 +10,7 @@ use mcp_decoy::log::{Entry, HttpKind, RpcKind};
 use mcp_decoy::spec::{Listing, ResponseMode};
 use mcp_decoy::{MockMcpServer, ProtocolVersion, Tool};
 use reqwest::StatusCode;
+use reqwest::header::HeaderValue;
 use serde_json::{Value, json};
 
 use raw::{Peer, event_stream, init_request, notification, request, rpc_body};
@@ -32,7 +33,7 @@ mod raw {
     use bytes::Bytes;
     use futures::{Stream, StreamExt};
     use mcp_decoy::MockMcpServer;
-    use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+    use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
     use reqwest::{Method, RequestBuilder, Response, StatusCode};
     use serde_json::{Value, json};
 
@@ -152,6 +153,16 @@ mod raw {
             self.build(Method::POST)
                 .header(CONTENT_TYPE, "application/json")
                 .header(ACCEPT, ACCEPT_BOTH)
+        }
+
+        /// [`post`](Self::post) with one header more (or in place of the peer's own).
+        pub async fn post_with(&self, name: &str, value: HeaderValue, body: &Value) -> Response {
+            self.post_builder()
+                .header(name, value)
+                .body(body.to_string())
+                .send()
+                .await
+                .expect("send POST")
         }
 
         pub async fn post(&self, body: &Value) -> Response {
@@ -884,12 +895,12 @@ async fn an_unsupported_protocol_version_header_gets_400_naming_the_value() {
 
     // On initialize too: the header names a version the server does not serve.
     let init = Peer::new(&server)
-        .post_builder()
-        .header(raw::VERSION, "1999-01-01")
-        .body(init_request("2025-11-25").to_string())
-        .send()
-        .await
-        .expect("send initialize");
+        .post_with(
+            raw::VERSION,
+            HeaderValue::from_static("1999-01-01"),
+            &init_request("2025-11-25"),
+        )
+        .await;
     assert_eq!(init.status(), StatusCode::BAD_REQUEST);
     assert!(init.headers().get("mcp-session-id").is_none());
     let message = expect_error(&json_of(init).await, -32600);
@@ -938,28 +949,24 @@ async fn a_request_without_a_protocol_version_header_is_accepted() {
 async fn header_values_that_are_not_text_get_400_for_a_version_and_404_for_a_session() {
     let server = echo_server().await;
     let (mut peer, _) = Peer::initialized(&server, "2025-11-25").await;
-    let not_text = reqwest::header::HeaderValue::from_bytes(b"2025-11-25\xff")
+    let not_text = HeaderValue::from_bytes(b"2025-11-25\xff")
         .expect("bytes past ASCII make a valid header value");
 
     peer.version = None;
     let response = peer
-        .post_builder()
-        .header(raw::VERSION, not_text.clone())
-        .body(request(1, "ping", Value::Null).to_string())
-        .send()
-        .await
-        .expect("send POST");
+        .post_with(
+            raw::VERSION,
+            not_text.clone(),
+            &request(1, "ping", Value::Null),
+        )
+        .await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     let message = expect_error(&json_of(response).await, -32600);
     assert_mentions(&message, &["(not ASCII)", "unsupported"]);
 
     let response = Peer::new(&server)
-        .post_builder()
-        .header(raw::SESSION, not_text)
-        .body(request(2, "ping", Value::Null).to_string())
-        .send()
-        .await
-        .expect("send POST");
+        .post_with(raw::SESSION, not_text, &request(2, "ping", Value::Null))
+        .await;
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
     expect_error(&json_of(response).await, -32001);
 
@@ -981,12 +988,12 @@ async fn a_foreign_origin_gets_403() {
     let (peer, _) = Peer::initialized(&server, "2025-11-25").await;
 
     let init = Peer::new(&server)
-        .post_builder()
-        .header("Origin", "https://evil.example")
-        .body(init_request("2025-11-25").to_string())
-        .send()
-        .await
-        .expect("send initialize");
+        .post_with(
+            "Origin",
+            HeaderValue::from_static("https://evil.example"),
+            &init_request("2025-11-25"),
+        )
+        .await;
     assert_eq!(init.status(), StatusCode::FORBIDDEN);
     assert!(init.headers().get("mcp-session-id").is_none());
     let body = json_of(init).await;
@@ -1001,12 +1008,12 @@ async fn a_foreign_origin_gets_403() {
     ];
     for origin in rebinding {
         let post = peer
-            .post_builder()
-            .header("Origin", origin)
-            .body(request(1, "ping", Value::Null).to_string())
-            .send()
-            .await
-            .expect("send POST");
+            .post_with(
+                "Origin",
+                HeaderValue::from_str(origin).expect("a header value"),
+                &request(1, "ping", Value::Null),
+            )
+            .await;
         assert_eq!(post.status(), StatusCode::FORBIDDEN, "POST from {origin}");
     }
     let get = peer
@@ -1042,12 +1049,12 @@ async fn loopback_origins_are_accepted() {
         "http://[::1]:3000",
     ] {
         let response = Peer::new(&server)
-            .post_builder()
-            .header("Origin", origin)
-            .body(init_request("2025-11-25").to_string())
-            .send()
-            .await
-            .expect("send initialize");
+            .post_with(
+                "Origin",
+                HeaderValue::from_str(origin).expect("a header value"),
+                &init_request("2025-11-25"),
+            )
+            .await;
         assert_eq!(response.status(), StatusCode::OK, "{origin}");
         assert!(response.headers().get("mcp-session-id").is_some());
     }
