@@ -16,6 +16,8 @@ peers="$CARGO_TARGET_DIR/$dir/mcp-decoy-peers"
 # 1,000 servers at once need more descriptors than the usual soft limit of 1,024.
 ulimit -n "$(ulimit -Hn)" || true
 if [ "${ONLY:-startup}" = startup ] || [ -z "${ONLY:-}" ]; then
+  # The start-up figures compare servers only if the client reads the same answer from each.
+  "$peers" answers
   echo "## start-up ($profile)"
   for kind in fixture wiremock rmcp-stateless axum; do "$peers" startup "$kind"; done
   echo "## idle memory, clients in a child process ($profile)"

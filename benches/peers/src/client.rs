@@ -66,8 +66,8 @@ impl Connection {
         Ok(answer)
     }
 
-    /// `initialize` alone, answered.
-    pub async fn initialize_only(&mut self) -> Result<Value, Failure> {
+    /// `initialize` alone: the session id it was given and the answer's body, as sent.
+    pub async fn initialize_bytes(&mut self) -> Result<(Option<String>, Bytes), Failure> {
         let body = format!(
             r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{PROTOCOL}","capabilities":{{}},"clientInfo":{{"name":"bench","version":"1.0.0"}}}}}}"#
         );
@@ -75,6 +75,12 @@ impl Connection {
         if status != StatusCode::OK {
             return Err(format!("initialize answered {status}").into());
         }
+        Ok((session, answer))
+    }
+
+    /// `initialize` alone, answered.
+    pub async fn initialize_only(&mut self) -> Result<Value, Failure> {
+        let (session, answer) = self.initialize_bytes().await?;
         self.session = session;
         message(&answer)
     }

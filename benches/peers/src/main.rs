@@ -6,7 +6,8 @@
 //!   (`initialize-urls`);
 //! - `startup-rounds N`: start → first `initialize` of every server in N alternating rounds
 //!   of fresh processes, with per-round ratios;
-//! - `serve KIND` / `load URL C SECS`: the two halves `compare` runs.
+//! - `serve KIND` / `load URL C SECS`: the two halves `compare` runs;
+//! - `answers`: checks that wiremock's canned `initialize` answer is the fixture's.
 //!
 //! `benches/peers/run.sh` runs it all, release and debug.
 
@@ -86,6 +87,7 @@ fn main() -> Result<(), Failure> {
             let kind = kind(1)?;
             as_a_test(runtime, move |runtime| runtime.block_on(idle::run(kind)))
         }
+        Some("answers") => runtime.block_on(servers::same_answers()),
         Some("initialize-urls") => runtime.block_on(idle::initialize_urls()),
         Some("startup-rounds") => rounds::run(arg(1).unwrap_or("10").parse()?),
         Some("compare") => {
@@ -94,6 +96,6 @@ fn main() -> Result<(), Failure> {
             let secs = arg(3).unwrap_or("3").parse()?;
             compare::run(rounds, secs, std::path::Path::new(app))
         }
-        _ => Err("usage: mcp-decoy-peers compare APP_BIN [ROUNDS] [SECS] | startup KIND | idle KIND | startup-rounds [N] | serve KIND | load URL C SECS".into()),
+        _ => Err("usage: mcp-decoy-peers compare APP_BIN [ROUNDS] [SECS] | startup KIND | idle KIND | startup-rounds [N] | serve KIND | load URL C SECS | answers".into()),
     }
 }
