@@ -24,6 +24,10 @@ if [ "${ONLY:-startup}" = startup ] || [ -z "${ONLY:-}" ]; then
   for kind in fixture wiremock rmcp-stateless axum; do "$peers" idle "$kind"; done
   echo "## start-up in alternating rounds ($profile)"
   "$peers" startup-rounds "${STARTUP_ROUNDS:-10}"
+  # The same with each process on one core: no wake-up crosses cores, so a life costs what
+  # its CPU costs, whatever the host does with idle cores.
+  echo "## start-up in alternating rounds, one core per process ($profile)"
+  PEERS_ONE_CORE=1 "$peers" startup-rounds "${STARTUP_ROUNDS:-10}"
 fi
 if [ "${ONLY:-compare}" = compare ] || [ -z "${ONLY:-}" ]; then
   (cd "$root" && CARGO_TARGET_DIR="$target" cargo build --profile "$profile" --features decoy-cli --bin mcp-decoy)

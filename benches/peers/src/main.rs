@@ -9,6 +9,8 @@
 //! - `serve KIND` / `load URL C SECS`: the two halves `compare` runs;
 //! - `answers`: checks that wiremock's canned `initialize` answer is the fixture's.
 //!
+//! `PEERS_ONE_CORE=1` runs any of them on one core (`pin_to_one_core`).
+//!
 //! `benches/peers/run.sh` runs it all, release and debug.
 
 mod client;
@@ -47,7 +49,35 @@ where
         .map_err(|_| "the test thread panicked")?
 }
 
+/// With `PEERS_ONE_CORE=1`, pins this process, and so every thread it starts, to the core it
+/// is on: the caller and the server then take turns on one core, no wake-up crosses cores,
+/// and a life costs what its CPU costs. Without it, whether the two threads wake each other
+/// across cores is up to the host, and that alone moved the release start-up ratio from 0.9
+/// to 1.35 (benches/README.md, "Start-up when a life is CPU-bound").
+fn pin_to_one_core() -> Result<(), Failure> {
+    if std::env::var_os("PEERS_ONE_CORE").is_none() {
+        return Ok(());
+    }
+    unsafe extern "C" {
+        fn sched_getcpu() -> i32;
+        fn sched_setaffinity(pid: i32, size: usize, mask: *const u64) -> i32;
+    }
+    // SAFETY: sched_getcpu takes no argument and only reads the calling thread's CPU.
+    let cpu = unsafe { sched_getcpu() };
+    let cpu = usize::try_from(cpu).map_err(|_| "sched_getcpu failed")?;
+    // A cpu_set_t of 1,024 CPUs, as glibc defines it.
+    let mut mask = [0u64; 16];
+    *mask.get_mut(cpu / 64).ok_or("CPU number past 1,023")? |= 1 << (cpu % 64);
+    // SAFETY: the mask is a valid cpu_set_t of the size given; pid 0 is this thread, which
+    // every thread started later inherits from.
+    if unsafe { sched_setaffinity(0, std::mem::size_of_val(&mask), mask.as_ptr()) } != 0 {
+        return Err(std::io::Error::last_os_error().into());
+    }
+    Ok(())
+}
+
 fn main() -> Result<(), Failure> {
+    pin_to_one_core()?;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
