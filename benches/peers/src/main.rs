@@ -55,25 +55,31 @@ where
 /// across cores is up to the host, and that alone moved the release start-up ratio from 0.9
 /// to 1.35 (benches/README.md, "Start-up when a life is CPU-bound").
 fn pin_to_one_core() -> Result<(), Failure> {
-    if std::env::var_os("PEERS_ONE_CORE").is_none() {
+    if !one_core() {
         return Ok(());
     }
-    unsafe extern "C" {
-        fn sched_getcpu() -> i32;
-        fn sched_setaffinity(pid: i32, size: usize, mask: *const u64) -> i32;
-    }
     // SAFETY: sched_getcpu takes no argument and only reads the calling thread's CPU.
-    let cpu = unsafe { sched_getcpu() };
-    let cpu = usize::try_from(cpu).map_err(|_| "sched_getcpu failed")?;
-    // A cpu_set_t of 1,024 CPUs, as glibc defines it.
-    let mut mask = [0u64; 16];
-    *mask.get_mut(cpu / 64).ok_or("CPU number past 1,023")? |= 1 << (cpu % 64);
-    // SAFETY: the mask is a valid cpu_set_t of the size given; pid 0 is this thread, which
-    // every thread started later inherits from.
-    if unsafe { sched_setaffinity(0, std::mem::size_of_val(&mask), mask.as_ptr()) } != 0 {
-        return Err(std::io::Error::last_os_error().into());
+    let cpu =
+        usize::try_from(unsafe { libc::sched_getcpu() }).map_err(|_| "sched_getcpu failed")?;
+    if cpu >= libc::CPU_SETSIZE as usize {
+        return Err(format!("CPU {cpu} is past what a cpu_set_t holds").into());
+    }
+    // SAFETY: an all-zero cpu_set_t is the empty set; CPU_SET writes inside it (checked
+    // above), and sched_setaffinity reads the set of the size given. pid 0 is this thread,
+    // which every thread started later inherits from.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) != 0 {
+            return Err(std::io::Error::last_os_error().into());
+        }
     }
     Ok(())
+}
+
+/// Whether this process was asked to run on one core (`PEERS_ONE_CORE`).
+pub fn one_core() -> bool {
+    std::env::var_os("PEERS_ONE_CORE").is_some()
 }
 
 fn main() -> Result<(), Failure> {

@@ -81,7 +81,7 @@ pub fn run(rounds: usize) -> Result<(), Failure> {
             "rounds": rounds,
             "lives_per_round": LIVES,
             // Each process pinned to one core (`PEERS_ONE_CORE`, which the children inherit).
-            "one_core": std::env::var_os("PEERS_ONE_CORE").is_some(),
+            "one_core": crate::one_core(),
             "servers": summary,
             "fixture_over_wiremock": ratio(0, 1),
             "fixture_over_axum": ratio(0, 3),
