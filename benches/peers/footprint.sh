@@ -10,6 +10,9 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 target="${CARGO_TARGET_DIR:-$root/target}"
 export CARGO_TARGET_DIR="$target/peers"
+# A count the bench cannot read would make it run its whole start-up suite under valgrind.
+lives="${LIVES:-20}"
+[[ "$lives" =~ ^[1-9][0-9]{0,4}$ ]] || { echo "LIVES must be a whole number from 1 to 99999, not '$lives'" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "footprint.sh needs valgrind (apt-get install valgrind)" >&2; exit 2; }
 cargo build --manifest-path "$root/benches/peers/Cargo.toml"
 peers="$CARGO_TARGET_DIR/debug/mcp-decoy-peers"
@@ -23,12 +26,12 @@ declare -A connection=(
 )
 echo "kind,lives,instructions_per_life,code_lines,code_kib,code_pages"
 for kind in fixture wiremock; do
-  PEERS_LIVES="${LIVES:-20}" valgrind --tool=callgrind --dump-instr=yes \
+  PEERS_LIVES="$lives" valgrind --tool=callgrind --dump-instr=yes \
     --toggle-collect="${connection[$kind]}" --callgrind-out-file="$out/$kind.cg" \
     "$peers" startup "$kind" >/dev/null 2>"$out/$kind.err" \
     || { cat "$out/$kind.err" >&2; exit 1; }
   # Cost lines start with an address: absolute (0x…), relative (+n, -n) or the same (*).
-  awk -v kind="$kind" -v lives="${LIVES:-20}" '
+  awk -v kind="$kind" -v lives="$lives" '
     function hex(text,    value, i) {
       value = 0
       for (i = 3; i <= length(text); i++) value = value * 16 + index("0123456789abcdef", substr(text, i, 1)) - 1

@@ -60,8 +60,9 @@ fn threads() -> usize {
 /// The runtime the next fixture is served on, with its index (below [`MAX_THREADS`]) and
 /// the lease that counts it there: the first runtime serving no fixture; when every one
 /// serves some, a new thread while the machine has room for one, else (or when no thread
-/// can start) the first of those serving the fewest. Fixtures that never overlap (tests run one at a time, or a test
-/// alone in its process) all run on one warm thread, and the process starts no other.
+/// can start) the first of those serving the fewest. Fixtures that never overlap (tests run
+/// one at a time, or a test alone in its process) all run on one warm thread, and the
+/// process starts no other.
 pub(crate) fn next() -> Result<(usize, Handle, Lease), Error> {
     let mut runtimes = RUNTIMES.lock().unwrap_or_else(|p| p.into_inner());
     let index = choose(&mut runtimes, threads, start)?;
