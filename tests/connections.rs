@@ -1,6 +1,6 @@
 //! Connection hygiene on the fixture's listener, over raw sockets: a client that stalls in
-//! its headers or idles between requests loses its connection after the configured
-//! timeout, an event stream outlives the idle timeout, and past `max_connections` a new
+//! its headers or its body, or idles between requests, loses its connection after the
+//! configured timeout, an event stream outlives the idle timeout, and past `max_connections` a new
 //! connection is refused with `503` while the server keeps serving the others. Bounds are
 //! generous and only from below (the server never closes early); nothing here times speed.
 
@@ -107,6 +107,65 @@ async fn a_kept_alive_connection_that_stalls_in_its_next_request_head_is_closed_
         closed_at - started
     );
     assert!(!rest.contains("HTTP/1.1 200"), "{rest}");
+}
+
+#[tokio::test]
+async fn a_request_whose_body_stalls_is_closed_after_the_header_timeout() {
+    // Arrange: an idle timeout far longer than the wire's patience, so only the body's
+    // clock can close the connection in time.
+    let header = Duration::from_millis(400);
+    let server = MockMcpServer::builder()
+        .header_read_timeout(header)
+        .idle_timeout(Duration::from_secs(600))
+        .start()
+        .await;
+    let mut wire = Wire::connect(&authority(&server.url())).await;
+
+    // Act: a whole head announcing 1,000 bytes of body, then one byte of it, then nothing.
+    let started = Instant::now();
+    wire.send(
+        b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+          accept: application/json, text/event-stream\r\ncontent-length: 1000\r\n\r\n{",
+    )
+    .await;
+
+    // Assert: closed without an answer, not before the header timeout.
+    let (rest, closed_at) = wire.closed().await;
+    assert!(
+        closed_at - started >= header / 2,
+        "closed {:?} after the head, before the header timeout",
+        closed_at - started
+    );
+    assert!(!rest.contains("HTTP/1.1 200"), "{rest}");
+}
+
+#[tokio::test]
+async fn a_body_that_arrives_in_parts_within_the_header_timeout_is_answered() {
+    // Arrange
+    let header = Duration::from_millis(1500);
+    let server = MockMcpServer::builder()
+        .header_read_timeout(header)
+        .start()
+        .await;
+    let mut wire = Wire::connect(&authority(&server.url())).await;
+    let body = wire::INITIALIZE.as_bytes();
+    let (first, second) = body.split_at(body.len() / 2);
+
+    // Act: the head and half the body, a pause, then the rest.
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    wire.send(head.as_bytes()).await;
+    wire.send(first).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    wire.send(second).await;
+
+    // Assert: the body's clock let it finish; the request is answered.
+    let answer = wire.head().await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert!(answer.header("mcp-session-id").is_some(), "{answer:?}");
 }
 
 #[tokio::test]

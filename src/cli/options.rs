@@ -32,7 +32,8 @@ pub struct Options {
     #[arg(long, value_name = "n", default_value_t = 10_000, value_parser = parse_log_limit)]
     pub log_limit: usize,
     /// Seconds a client may take to send a request's headers, from when it connects or
-    /// starts its next request; then its connection is closed. Both listeners.
+    /// starts its next request, and again its body, from when the server waits for it;
+    /// then its connection is closed. Both listeners.
     #[arg(long, value_name = "secs", default_value = "10", value_parser = parse_seconds)]
     pub header_timeout: Duration,
     /// Seconds a kept-alive connection may wait for its next request; then it is closed.

@@ -1,8 +1,11 @@
-//! The two timeouts of one connection. Which clock runs depends on what the connection is
+//! The timeouts of one connection. Which clock runs depends on what the connection is
 //! doing, which only the bytes ([`Watched`]) and the requests ([`Tracked`]) know together:
 //! waiting for a request's head (the header timeout), waiting between requests (the idle
-//! timeout), or serving a request until its response is written (neither: an event stream
-//! may stay open for hours). [`Watch::expired`] completes when the running clock runs out.
+//! timeout), receiving a request's body (the header timeout again, from when the service
+//! first waits for the body: a client that announces a body and stalls would otherwise hold
+//! the connection, and its place under the cap, for good), or serving a request until its response is written
+//! (none: an event stream may stay open for hours). [`Watch::expired`] completes when the
+//! running clock runs out.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -53,6 +56,9 @@ struct State {
     /// watchdog nor moves its timer (which costs a timer registration and, on a quiet
     /// runtime, a wake-up of the reactor).
     armed: Option<Instant>,
+    /// Since when the service has been waiting for the body of the request it serves, until
+    /// the body's end (HTTP/1 reads one request's body at a time).
+    body: Option<Instant>,
 }
 
 impl State {
@@ -62,7 +68,7 @@ impl State {
         match self.phase {
             Phase::Head(since) => Some((since.checked_add(header)?, "header read timeout")),
             Phase::Idle(since) => Some((since.checked_add(idle)?, "idle timeout")),
-            Phase::Busy(_) => None,
+            Phase::Busy(_) => Some((self.body?.checked_add(header)?, "body read timeout")),
         }
     }
 }
@@ -74,6 +80,7 @@ impl Watch {
             state: Mutex::new(State {
                 phase: Phase::Head(Instant::now()),
                 armed: None,
+                body: None,
             }),
             changed: Notify::new(),
             header: limits.header_read_timeout,
@@ -85,9 +92,9 @@ impl Watch {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn update(&self, change: impl FnOnce(Phase) -> Phase) {
+    fn update(&self, change: impl FnOnce(&mut State)) {
         let mut state = self.lock();
-        state.phase = change(state.phase);
+        change(&mut state);
         let sooner = match (state.deadline(self.header, self.idle), state.armed) {
             (Some((deadline, _)), Some(armed)) => deadline < armed,
             (Some(_), None) => true,
@@ -104,9 +111,10 @@ impl Watch {
     fn bytes_arrived(&self) {
         let idle = matches!(self.lock().phase, Phase::Idle(_));
         if idle {
-            self.update(|phase| match phase {
-                Phase::Idle(_) => Phase::Head(Instant::now()),
-                other => other,
+            self.update(|state| {
+                if let Phase::Idle(_) = state.phase {
+                    state.phase = Phase::Head(Instant::now());
+                }
             });
         }
     }
@@ -114,18 +122,33 @@ impl Watch {
     /// A request's head was read; the guard ends the request when its response is written
     /// (or dropped).
     fn request_started(self: &Arc<Self>) -> InFlight {
-        self.update(|phase| match phase {
-            Phase::Busy(n) => Phase::Busy(n + 1),
-            Phase::Head(_) | Phase::Idle(_) => Phase::Busy(1),
+        self.update(|state| {
+            state.phase = match state.phase {
+                Phase::Busy(n) => Phase::Busy(n + 1),
+                Phase::Head(_) | Phase::Idle(_) => Phase::Busy(1),
+            }
         });
         InFlight(self.clone())
     }
 
     fn request_ended(&self) {
-        self.update(|phase| match phase {
-            Phase::Busy(n) if n > 1 => Phase::Busy(n - 1),
-            _ => Phase::Idle(Instant::now()),
+        self.update(|state| {
+            state.phase = match state.phase {
+                Phase::Busy(n) if n > 1 => Phase::Busy(n - 1),
+                _ => Phase::Idle(Instant::now()),
+            }
         });
+    }
+
+    /// The service waits for a request's body; the guard stops its clock when the body has
+    /// arrived (or is dropped unread).
+    fn body_started(self: &Arc<Self>) -> Receiving {
+        self.update(|state| state.body = Some(Instant::now()));
+        Receiving(self.clone())
+    }
+
+    fn body_ended(&self) {
+        self.update(|state| state.body = None);
     }
 
     /// The running clock's deadline, noted as the one the watchdog's timer is set to.
@@ -172,6 +195,59 @@ struct InFlight(Arc<Watch>);
 impl Drop for InFlight {
     fn drop(&mut self) {
         self.0.request_ended();
+    }
+}
+
+/// One request body being received, until its end.
+#[derive(Debug)]
+struct Receiving(Arc<Watch>);
+
+impl Drop for Receiving {
+    fn drop(&mut self) {
+        self.0.body_ended();
+    }
+}
+
+/// A request's body as the service reads it. Its clock starts the first time the service
+/// has to wait for it, so a body that came with its head (most do) costs the watchdog no
+/// wake-up and no timer; the clock stops at the body's end.
+#[derive(Debug)]
+struct ReceivedBody {
+    body: Incoming,
+    watch: Arc<Watch>,
+    receiving: Option<Receiving>,
+    ended: bool,
+}
+
+impl HttpBody for ReceivedBody {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
+        let polled = Pin::new(&mut self.body).poll_frame(cx);
+        match &polled {
+            Poll::Pending if !self.ended && self.receiving.is_none() => {
+                self.receiving = Some(self.watch.body_started());
+            }
+            Poll::Pending => {}
+            Poll::Ready(None | Some(Err(_))) => self.ended = true,
+            Poll::Ready(Some(Ok(_))) => self.ended = self.body.is_end_stream(),
+        }
+        if self.ended {
+            self.receiving = None;
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
     }
 }
 
@@ -257,7 +333,18 @@ impl hyper::service::Service<http::Request<Incoming>> for Tracked {
     fn call(&self, request: http::Request<Incoming>) -> Self::Future {
         let in_flight = self.watch.request_started();
         let served = self.served.clone();
-        let request = request.map(Body::new);
+        let request = request.map(|body| {
+            if body.is_end_stream() {
+                Body::new(body)
+            } else {
+                Body::new(ReceivedBody {
+                    body,
+                    watch: self.watch.clone(),
+                    receiving: None,
+                    ended: false,
+                })
+            }
+        });
         Box::pin(async move {
             let response = match served {
                 Served::Endpoint(endpoint) => endpoint.handle(request).await,
