@@ -234,6 +234,29 @@ async fn bad_cassettes_are_refused_naming_the_field() {
     let (member_status, member) = app
         .post("/cassettes/convert", json!({ "name": "x", "cassete": {} }))
         .await;
+    // A device would be read forever and a FIFO would block the open (and with it every
+    // later write to the config): neither is read.
+    let fifo = std::env::temp_dir().join(format!("mcp-decoy-cassette-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo {}", fifo.display());
+    let mut not_files = Vec::new();
+    for (name, path) in [
+        ("zero", "/dev/zero"),
+        ("fifo", fifo.to_str().expect("utf-8")),
+    ] {
+        let (status, body) = app
+            .post(
+                "/servers",
+                json!({ "name": name, "replay": { "cassette": path } }),
+            )
+            .await;
+        not_files.push((path.to_string(), status, body));
+    }
+    let _ = std::fs::remove_file(&fifo);
 
     assert_eq!(status, StatusCode::BAD_REQUEST, "{missing}");
     assert_eq!(missing["field"], "replay.cassette", "{missing}");
@@ -259,6 +282,16 @@ async fn bad_cassettes_are_refused_naming_the_field() {
             .is_some_and(|d| d.contains("cassete")),
         "{member}"
     );
+    for (path, status, body) in not_files {
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{path}: {body}");
+        assert_eq!(body["field"], "replay.cassette", "{path}: {body}");
+        assert!(
+            body["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains(&path) && d.contains("not a regular file")),
+            "{path}: {body}"
+        );
+    }
     let (_, _, servers) = app.send(reqwest::Method::GET, "/servers", None).await;
     assert_eq!(
         servers.as_array().map(Vec::len),

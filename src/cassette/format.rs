@@ -164,6 +164,10 @@ pub enum MessageKind {
     Request,
 }
 
+/// The largest cassette file read: a recording of thousands of calls stays far below it,
+/// and a path to something that is no cassette is refused before it fills the memory.
+const MAX_CASSETTE_BYTES: u64 = 1024 * 1024 * 1024;
+
 impl Cassette {
     /// An empty cassette of the current version.
     pub fn new() -> Self {
@@ -177,10 +181,13 @@ impl Cassette {
     /// Reads a cassette file; the error names the file and the field at fault.
     pub fn load(path: impl AsRef<Path>) -> Result<Cassette, Error> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        let io = |source| Error::Io {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        let bytes = crate::engine::file::read_regular(path, MAX_CASSETTE_BYTES).map_err(io)?;
+        let text = String::from_utf8(bytes)
+            .map_err(|error| io(std::io::Error::new(std::io::ErrorKind::InvalidData, error)))?;
         Cassette::parse(&text, Some(path))
     }
 

@@ -3,8 +3,6 @@
 //! system's roots, not put in their place, so the upstream's OAuth legs to public
 //! authorization servers still verify.
 
-use std::io::Read;
-
 use crate::error::Error;
 
 /// The largest CA file read: system bundles are a few hundred KiB.
@@ -18,15 +16,13 @@ pub(crate) fn certificates(path: &str) -> Result<Vec<reqwest::Certificate>, Erro
         field: FIELD,
         reason: format!("`{path}` {reason}"),
     };
-    let mut pem = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(MAX_CA_FILE_BYTES + 1).read_to_end(&mut pem))
-        .map_err(|error| invalid(format!("cannot be read: {error}")))?;
-    if pem.len() as u64 > MAX_CA_FILE_BYTES {
-        return Err(invalid(format!(
-            "is larger than {MAX_CA_FILE_BYTES} bytes; a CA file holds a few certificates"
-        )));
-    }
+    let pem = crate::engine::file::read_regular(std::path::Path::new(path), MAX_CA_FILE_BYTES)
+        .map_err(|error| match error.kind() {
+            std::io::ErrorKind::InvalidInput => invalid(format!(
+                "{error}; a CA file is a PEM file of a few certificates"
+            )),
+            _ => invalid(format!("cannot be read: {error}")),
+        })?;
     let certificates = reqwest::Certificate::from_pem_bundle(&pem)
         .map_err(|error| invalid(format!("is no PEM certificate file: {error}")))?;
     if certificates.is_empty() {
@@ -80,6 +76,8 @@ mod tests {
         let missing = std::env::temp_dir().join("mcp-decoy-trust-none.pem");
         let missing = missing.to_string_lossy().into_owned();
         assert!(reason(certificates(&missing)).contains("cannot be read"));
+        // A device would be read forever, a FIFO would block on open: neither is read.
+        assert!(reason(certificates("/dev/zero")).contains("not a regular file"));
         let key_only = file(
             "key",
             "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA==\n-----END PRIVATE KEY-----\n",
