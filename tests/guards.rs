@@ -485,6 +485,44 @@ async fn an_oversized_body_gets_413_and_is_captured() {
     schema::assert_server_messages_valid(&server.log());
 }
 
+#[tokio::test]
+async fn a_malformed_chunked_body_gets_400_naming_it_not_413() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let server = echo_server().start().await;
+    let url = reqwest::Url::parse(&server.url()).expect("the server's URL");
+    let authority = format!("127.0.0.1:{}", url.port().expect("a port"));
+
+    // A chunk whose size line is no hex number: the body cannot be framed.
+    let mut tcp = tokio::net::TcpStream::connect(&authority)
+        .await
+        .expect("connect");
+    tcp.write_all(
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: {authority}\r\ncontent-type: application/json\r\n\
+             accept: application/json, text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n\
+             zz\r\n{{}}\r\n0\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .await
+    .expect("send");
+    let mut answer = Vec::new();
+    tokio::time::timeout(PATIENCE, tcp.read_to_end(&mut answer))
+        .await
+        .expect("the server answers and closes within the patience")
+        .expect("read");
+    let answer = String::from_utf8_lossy(&answer);
+
+    assert!(answer.starts_with("HTTP/1.1 400 "), "{answer}");
+    assert!(
+        answer.contains("the request body could not be read"),
+        "{answer}"
+    );
+    assert_eq!(server.log().http().status(400).count(), 1);
+    still_serves(&server, None).await;
+}
+
 // -----------------------------------------------------------------------------------------
 // Capability manifest
 // -----------------------------------------------------------------------------------------

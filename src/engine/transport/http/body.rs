@@ -13,20 +13,29 @@ use axum::body::{Body, Bytes};
 use bytes::BytesMut;
 use hyper::body::Body as HttpBody;
 
-/// The body's bytes, or `None` when it fails to read or holds more than `limit` bytes
-/// (reading stops there: the rest is never buffered).
-pub(crate) async fn read(mut body: Body, limit: usize) -> Option<Bytes> {
+/// Why a body was not read whole.
+#[derive(Debug)]
+pub(crate) enum Unread {
+    /// It holds more than the limit (reading stopped there: the rest is never buffered).
+    TooLarge,
+    /// The client sent it malformed (a bad chunk, say) or broke it off.
+    Broken(axum::Error),
+}
+
+/// The body's bytes, or why they could not all be read within `limit` bytes.
+pub(crate) async fn read(mut body: Body, limit: usize) -> Result<Bytes, Unread> {
     let mut first: Option<Bytes> = None;
     let mut joined: Option<BytesMut> = None;
     let mut total = 0usize;
     while let Some(frame) = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
         // Trailers are no part of the bytes.
-        let Ok(data) = frame.ok()?.into_data() else {
+        let Ok(data) = frame.map_err(Unread::Broken)?.into_data() else {
             continue;
         };
         total = total
             .checked_add(data.len())
-            .filter(|&total| total <= limit)?;
+            .filter(|&total| total <= limit)
+            .ok_or(Unread::TooLarge)?;
         match (&first, &mut joined) {
             (None, _) => first = Some(data),
             (Some(head), None) => {
@@ -41,7 +50,7 @@ pub(crate) async fn read(mut body: Body, limit: usize) -> Option<Bytes> {
             break;
         }
     }
-    Some(match (joined, first) {
+    Ok(match (joined, first) {
         (Some(all), _) => all.freeze(),
         (None, Some(only)) => only,
         (None, None) => Bytes::new(),
@@ -64,25 +73,32 @@ mod tests {
     #[tokio::test]
     async fn one_chunk_many_chunks_and_none_read_whole() {
         assert_eq!(
-            read(Body::from("whole"), 5).await.as_deref(),
+            read(Body::from("whole"), 5).await.ok().as_deref(),
             Some(&b"whole"[..])
         );
-        let joined = read(chunked(&["a", "bc", "", "def"]), 6).await;
+        let joined = read(chunked(&["a", "bc", "", "def"]), 6).await.ok();
         assert_eq!(joined.as_deref(), Some(&b"abcdef"[..]));
-        assert_eq!(read(Body::empty(), 0).await.as_deref(), Some(&b""[..]));
+        assert_eq!(read(Body::empty(), 0).await.ok().as_deref(), Some(&b""[..]));
     }
 
     #[tokio::test]
-    async fn a_body_over_the_limit_or_failing_is_none() {
-        assert_eq!(read(Body::from("123456"), 5).await, None);
-        assert_eq!(read(chunked(&["abc", "def"]), 5).await, None);
+    async fn a_body_over_the_limit_is_too_large_and_a_failing_one_broken() {
+        assert!(matches!(
+            read(Body::from("123456"), 5).await,
+            Err(Unread::TooLarge)
+        ));
+        assert!(matches!(
+            read(chunked(&["abc", "def"]), 5).await,
+            Err(Unread::TooLarge)
+        ));
         let failing: Vec<Result<Bytes, std::io::Error>> = vec![
             Ok(Bytes::from_static(b"ab")),
             Err(std::io::Error::other("cut")),
         ];
-        assert_eq!(
-            read(Body::from_stream(stream::iter(failing)), 10).await,
-            None
+        let broken = read(Body::from_stream(stream::iter(failing)), 10).await;
+        assert!(
+            matches!(&broken, Err(Unread::Broken(error)) if error.to_string().contains("cut")),
+            "{broken:?}"
         );
     }
 }

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde_json::Value;
 
-use super::body;
+use super::body::{self, Unread};
 use crate::engine::Engine;
 use crate::engine::capture::{ExchangeId, millis};
 use crate::engine::oauth::mask;
@@ -42,7 +42,7 @@ where
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     let bytes = match declared {
-        Some(length) if length > limit as u64 => None,
+        Some(length) if length > limit as u64 => Err(Unread::TooLarge),
         _ => body::read(body, limit).await,
     };
     // OAuth exchanges carry codes, tokens and secrets; the log keeps them masked.
@@ -53,8 +53,8 @@ where
         || relayed_auth_leg(engine, parts.uri.path());
     let (request_headers, headers_cut) = header_list(&parts.headers);
     let (request_body, body_cut) = match &bytes {
-        Some(bytes) => captured_body(bytes, secret),
-        None => (None, false),
+        Ok(bytes) => captured_body(bytes, secret),
+        Err(_) => (None, false),
     };
     // The message records of the body share its text (a masked OAuth body is no message).
     let received = request_body
@@ -88,14 +88,15 @@ where
         }),
     );
     let response = match bytes {
-        Some(bytes) => {
+        Ok(bytes) => {
             let captured = Captured {
                 exchange: Some(ExchangeId(id)),
                 received,
             };
             next(Request::from_parts(parts, Body::from(bytes)), captured).await
         }
-        None => too_large(limit),
+        Err(Unread::TooLarge) => too_large(limit),
+        Err(Unread::Broken(error)) => unreadable(&error),
     };
     let status = response.status().as_u16();
     let (mut response_headers, headers_cut) = header_list(response.headers());
@@ -209,6 +210,32 @@ fn relayed_auth_leg(engine: &Engine, path: &str) -> bool {
     }
     let _ = (engine, path);
     false
+}
+
+/// A body the client sent malformed or broke off: a `400` naming what went wrong, and the
+/// connection closed (what is left of the body cannot be framed).
+pub(crate) fn unreadable(error: &axum::Error) -> Response {
+    // axum's error shows its inner error's text and gives it as its source too.
+    let mut reasons = vec![error.to_string()];
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if reasons.last() != Some(&text) {
+            reasons.push(text);
+        }
+        source = cause.source();
+    }
+    let reason = reasons.join(": ");
+    let error = RpcError::new(
+        code::INVALID_REQUEST,
+        format!("the request body could not be read: {reason}"),
+    );
+    (
+        StatusCode::BAD_REQUEST,
+        [(header::CONNECTION, "close")],
+        axum::Json(jsonrpc::error(&Value::Null, &error)),
+    )
+        .into_response()
 }
 
 fn too_large(limit: usize) -> Response {

@@ -35,7 +35,7 @@ pub(crate) async fn post(
     // not collected a second time.
     let received = inbound.text.clone();
     let body = match &received {
-        Some(text) => Some(Received::Kept(text.text())),
+        Some(text) => Ok(Received::Kept(text.text())),
         None => super::body::read(body, limit).await.map(Received::Read),
     };
     if let Some(rejection) = origin {
@@ -48,12 +48,16 @@ pub(crate) async fn post(
             "POST bodies must be sent with `Content-Type: application/json`",
         );
     }
-    let Some(body) = body else {
-        return transport_error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            code::INVALID_REQUEST,
-            "the request body is too large",
-        );
+    let body = match body {
+        Ok(body) => body,
+        Err(super::body::Unread::TooLarge) => {
+            return transport_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                code::INVALID_REQUEST,
+                "the request body is too large",
+            );
+        }
+        Err(super::body::Unread::Broken(error)) => return super::capture::unreadable(&error),
     };
     let body = match &body {
         Received::Kept(text) => text,

@@ -24,7 +24,8 @@ use crate::engine::capture::{ExchangeId, millis};
 use crate::engine::oauth::mask;
 use crate::engine::pipeline::plan::{Setting, plan};
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
-use crate::engine::transport::http::body::read as read_request_body;
+use crate::engine::transport::http::body::{Unread, read as read_request_body};
+use crate::engine::transport::http::capture::unreadable;
 use crate::engine::transport::http::checks::origin_rejection;
 use crate::engine::transport::http::render::{http_fault, transport_error};
 use crate::log::{Entry, FailureCause, Upstream, UpstreamFailure};
@@ -61,12 +62,16 @@ pub(crate) async fn mcp(
         return rejection;
     }
     let (parts, body) = request.into_parts();
-    let Some(body) = read_request_body(body, engine.limits.max_body_bytes).await else {
-        return transport_error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            code::INVALID_REQUEST,
-            "the request body is too large",
-        );
+    let body = match read_request_body(body, engine.limits.max_body_bytes).await {
+        Ok(body) => body,
+        Err(Unread::TooLarge) => {
+            return transport_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                code::INVALID_REQUEST,
+                "the request body is too large",
+            );
+        }
+        Err(Unread::Broken(error)) => return unreadable(&error),
     };
     let mut records = if parts.method == Method::POST {
         Exchange::posted(&engine, exchange, &parts.headers, &body)
@@ -111,8 +116,10 @@ pub(crate) async fn other(
         Leg::Forbidden(host) => return forbidden(&host),
         Leg::Mcp | Leg::NotFound => return StatusCode::NOT_FOUND.into_response(),
     };
-    let Some(mut body) = read_request_body(body, engine.limits.max_body_bytes).await else {
-        return StatusCode::PAYLOAD_TOO_LARGE.into_response();
+    let mut body = match read_request_body(body, engine.limits.max_body_bytes).await {
+        Ok(body) => body,
+        Err(Unread::TooLarge) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
+        Err(Unread::Broken(error)) => return unreadable(&error),
     };
     if let Some(query) = url.query().and_then(|q| face.patch_resource(relay, q)) {
         url.set_query(Some(&query));
