@@ -667,6 +667,59 @@ async fn malformed_or_mistyped_bodies_are_400_naming_the_problem() {
 }
 
 #[tokio::test]
+async fn a_body_nested_to_the_limit_is_saved_and_read_back_and_a_deeper_one_is_refused() {
+    // Arrange: a tool whose template carries a `_meta` of `levels` nested objects. The
+    // body is one level, the template a second, so 62 levels of `_meta` reach the API's
+    // limit of 64 (servers.json holds them inside more levels, and its reader stops at 128).
+    let api = Api::start("api-depth");
+    let tool = |name: &str, levels: usize| {
+        let meta = (0..levels).fold(json!(1), |inner, _| json!({ "a": inner }));
+        json!({
+            "name": name,
+            "template": { "content": [{ "type": "text", "text": "deep" }], "_meta": meta },
+        })
+    };
+    let before = api.saved();
+
+    // Act
+    let refused = api.post("/servers/echo/tools", tool("deeper", 63)).await;
+    let saved = api.post("/servers/echo/tools", tool("deep", 62)).await;
+
+    // Assert: the deeper body is refused naming where, and changed nothing.
+    let detail = refused.problem(
+        StatusCode::BAD_REQUEST,
+        Some("body"),
+        "a body 65 levels deep",
+    );
+    assert!(
+        detail.contains("deeper than 64 levels") && detail.contains("template._meta.a.a"),
+        "{detail}"
+    );
+    assert!(api.saved_tool("echo", "deeper").is_none(), "{before}");
+    saved.expect(StatusCode::CREATED, "a body 64 levels deep");
+    // The next start reads servers.json back, with the deep tool in it.
+    let Api { app, dir, http } = api;
+    drop(app);
+    let api = Api {
+        app: Running::start(dir.path()),
+        dir,
+        http,
+    };
+    let template = api
+        .get("/servers/echo/tools/deep")
+        .await
+        .expect(StatusCode::OK, "the deep tool after a restart")["template"]
+        .clone();
+    let mut depth = 0;
+    let mut meta = &template["_meta"];
+    while let Some(inner) = meta.get("a") {
+        depth += 1;
+        meta = inner;
+    }
+    assert_eq!(depth, 62, "{template}");
+}
+
+#[tokio::test]
 async fn a_post_with_an_unknown_member_is_400_naming_it_on_every_route() {
     // Arrange: each POST route, a body it would take but for one misspelt member (issue 12:
     // these answered 201 and created something other than asked).

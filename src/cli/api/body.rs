@@ -15,6 +15,12 @@ use super::ApiError;
 /// The largest request body the API reads.
 pub(crate) const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
+/// How deep a request body may nest (objects and arrays; the body itself is one level).
+/// What a body holds is saved in `servers.json` inside up to ten more levels, and the
+/// file's JSON reader stops at 128: a deeper body would be saved, then refused at the next
+/// start.
+pub(crate) const MAX_BODY_DEPTH: usize = 64;
+
 /// A JSON request body decoded into `T`; every failure is an [`ApiError`] that says what
 /// is wrong and where (a `Json` rejection would answer plain text, not problem details).
 #[derive(Debug)]
@@ -33,8 +39,52 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
                 format!("the request body is not valid JSON: {error}"),
             )
         })?;
+        if let Some(path) = too_deep(&value, MAX_BODY_DEPTH) {
+            return Err(ApiError::bad_request(
+                "body",
+                format!(
+                    "the request body nests deeper than {MAX_BODY_DEPTH} levels (at `{path}`); \
+                     servers.json could not be read back"
+                ),
+            ));
+        }
         decode(&value).map(JsonBody)
     }
+}
+
+/// Where `value` first holds an object or array deeper than `levels` levels, as a path
+/// (`tools[0].template._meta.a…`, cut after a few steps), if it does. Recursion stops at
+/// `levels`, so the stack it takes is bounded whatever the body.
+fn too_deep(value: &Value, levels: usize) -> Option<String> {
+    fn walk(value: &Value, left: usize, path: &mut Vec<String>) -> bool {
+        if !(value.is_object() || value.is_array()) {
+            return false;
+        }
+        if left == 0 {
+            return true;
+        }
+        let step = match value {
+            Value::Object(members) => members
+                .iter()
+                .find_map(|(key, child)| walk(child, left - 1, path).then(|| format!(".{key}"))),
+            Value::Array(items) => items.iter().enumerate().find_map(|(index, child)| {
+                walk(child, left - 1, path).then(|| format!("[{index}]"))
+            }),
+            _ => None,
+        };
+        step.map(|step| path.push(step)).is_some()
+    }
+    let mut path = Vec::new();
+    if !walk(value, levels, &mut path) {
+        return None;
+    }
+    path.reverse();
+    let shown = 6;
+    let mut text: String = path.iter().take(shown).map(String::as_str).collect();
+    if path.len() > shown {
+        text.push('…');
+    }
+    Some(text.trim_start_matches('.').to_string())
 }
 
 fn body_rejection(rejection: BytesRejection) -> ApiError {
