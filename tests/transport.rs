@@ -869,6 +869,50 @@ async fn a_third_initialize_ends_the_oldest_session_when_max_sessions_is_two() {
     schema::assert_server_messages_valid(&server.log());
 }
 
+// Sessions keep what their clients sent in `initialize` (`clientInfo`, `capabilities`): past
+// `max_session_bytes` of it the oldest sessions end, as past `max_sessions`, so a client that
+// sends megabytes of capabilities again and again cannot grow the server without bound.
+#[tokio::test]
+async fn past_max_session_bytes_of_handshakes_the_oldest_session_ends() {
+    let server = MockMcpServer::builder()
+        .max_session_bytes(10_000)
+        .start()
+        .await;
+    let capabilities = json!({ "experimental": { "pad": { "text": "x".repeat(4_000) } } });
+    let mut peers = Vec::new();
+    for _ in 0..3 {
+        let mut peer = Peer::new(&server);
+        let mut init = init_request("2025-11-25");
+        init["params"]["capabilities"] = capabilities.clone();
+        let response = peer.post(&init).await;
+        assert_eq!(response.status(), StatusCode::OK, "initialize");
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .expect("a session id");
+        peer.session = Some(session.to_str().expect("ASCII").to_string());
+        peer.version = Some("2025-11-25".into());
+        let initialized = peer.post(&notification("notifications/initialized")).await;
+        assert_eq!(initialized.status(), StatusCode::ACCEPTED);
+        peers.push(peer);
+    }
+
+    // Three handshakes of 4 KB pass 10,000 bytes: the first session ended.
+    let evicted = peers[0].post(&request(1, "ping", Value::Null)).await;
+    assert_eq!(evicted.status(), StatusCode::NOT_FOUND);
+    peers[1].call(2, "ping", Value::Null).await;
+    peers[2].call(3, "ping", Value::Null).await;
+    let live = server.sessions();
+    assert_eq!(
+        live.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+        vec![peers[1].session(), peers[2].session()]
+    );
+    assert!(
+        live.iter().all(|s| s.client_capabilities == capabilities),
+        "the live sessions keep their capabilities whole"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // MCP-Protocol-Version header
 // ---------------------------------------------------------------------------------------------

@@ -266,7 +266,11 @@ impl Engine {
         );
         Ok(Arc::new(Engine {
             versions,
-            sessions: Sessions::new(limits.max_sessions, limits.max_queued_messages),
+            sessions: Sessions::new(
+                limits.max_sessions,
+                limits.max_session_bytes,
+                limits.max_queued_messages,
+            ),
             listeners: methods::listen::Listeners::new(limits.max_listen_streams),
             limits,
             allowed_origins,

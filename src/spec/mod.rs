@@ -414,6 +414,9 @@ pub(crate) struct Limits {
     pub(crate) max_body_bytes: usize,
     /// Live sessions kept; past it the oldest session ends (its client gets `404`).
     pub(crate) max_sessions: usize,
+    /// Bytes of `clientInfo` and `capabilities` the live sessions keep from their clients'
+    /// `initialize`; past it the oldest sessions end, as past `max_sessions`.
+    pub(crate) max_session_bytes: usize,
     /// Server-to-client messages queued per session while no GET stream is open.
     pub(crate) max_queued_messages: usize,
     /// Open `subscriptions/listen` streams allowed at once; past it a new one is refused with
@@ -432,6 +435,7 @@ impl Default for Limits {
         Limits {
             max_body_bytes: 4 * 1024 * 1024,
             max_sessions: 10_000,
+            max_session_bytes: 64 * 1024 * 1024,
             max_queued_messages: 1_000,
             max_listen_streams: 1_000,
             keep_alive_ms: 15_000,

@@ -22,6 +22,16 @@ impl Sent {
         }
     }
 
+    /// The bytes of JSON text it stands for: what a session holds for it (and about a third
+    /// of what it holds once read as a value).
+    pub(crate) fn bytes(&self) -> usize {
+        match (&self.text, self.value.get()) {
+            (Some(text), _) => text.len(),
+            (None, Some(value)) => serde_json::to_string(value).map_or(0, |text| text.len()),
+            (None, None) => 0,
+        }
+    }
+
     /// The value, read the first time.
     pub(crate) fn get(&self) -> &Value {
         self.value.get_or_init(|| {
@@ -56,5 +66,7 @@ mod tests {
         assert_eq!(Sent::text(text).get(), &value);
         assert_eq!(Sent::from(value.clone()).get(), &value);
         assert_eq!(Sent::from(json!(null)).get(), &Value::Null);
+        assert_eq!(Sent::text(text).bytes(), text.len());
+        assert_eq!(Sent::from(value).bytes(), text.len());
     }
 }

@@ -1,8 +1,10 @@
 //! Live legacy sessions: ids, negotiated revision, client identity, and the queue of
 //! server-to-client messages that the session's GET stream drains.
 //!
-//! Bounded twice: past `max_sessions` the oldest session ends, and a session queues at most
-//! `max_queued` messages while no stream is open (the oldest drop first).
+//! Bounded three ways: past `max_sessions`, or past `max_bytes` of what clients sent in
+//! their `initialize` (`clientInfo` and `capabilities`, which a session keeps), the oldest
+//! session ends; and a session queues at most `max_queued` messages while no stream is open
+//! (the oldest drop first).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -52,6 +54,8 @@ pub(crate) struct Session {
     pub(crate) transport: Transport,
     client_info: Sent,
     client_capabilities: Sent,
+    /// `client_info` and `client_capabilities` in bytes of JSON text, counted once.
+    bytes: usize,
     created_at: DateTime<Utc>,
     state: Mutex<State>,
     wake: Signal,
@@ -81,6 +85,12 @@ impl Session {
 
     pub(crate) fn mark_initialized(&self) {
         self.state().initialized = true;
+    }
+
+    /// What the session holds of its client's `initialize`, in bytes of JSON text; the
+    /// same every time it is asked, so the sessions' sum stays exact.
+    fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// The capabilities the client declared in `initialize`.
@@ -287,6 +297,7 @@ pub(crate) struct Reader {
 pub(crate) struct Sessions {
     inner: Mutex<Inner>,
     max_sessions: usize,
+    max_bytes: usize,
     max_queued: usize,
 }
 
@@ -295,13 +306,16 @@ struct Inner {
     by_id: HashMap<String, Arc<Session>>,
     /// Creation order, for evicting the oldest.
     order: VecDeque<String>,
+    /// What the live sessions hold of their clients' handshakes ([`Session::bytes`]).
+    bytes: usize,
 }
 
 impl Sessions {
-    pub(crate) fn new(max_sessions: usize, max_queued: usize) -> Self {
+    pub(crate) fn new(max_sessions: usize, max_bytes: usize, max_queued: usize) -> Self {
         Sessions {
             inner: Mutex::new(Inner::default()),
             max_sessions: max_sessions.max(1),
+            max_bytes,
             max_queued: max_queued.max(1),
         }
     }
@@ -321,11 +335,16 @@ impl Sessions {
         let mut inner = self.inner();
         inner.by_id.insert(session.id.clone(), session.clone());
         inner.order.push_back(session.id.clone());
-        while inner.by_id.len() > self.max_sessions {
+        inner.bytes += session.bytes();
+        // The new session stays even alone over the byte budget: the body limit bounds it.
+        while inner.by_id.len() > self.max_sessions
+            || (inner.bytes > self.max_bytes && inner.by_id.len() > 1)
+        {
             let Some(oldest) = inner.order.pop_front() else {
                 break;
             };
             if let Some(evicted) = inner.by_id.remove(&oldest) {
+                inner.bytes -= evicted.bytes();
                 evicted.end();
             }
         }
@@ -349,6 +368,7 @@ impl Sessions {
             id: new_session_id(),
             version,
             transport,
+            bytes: client_info.bytes() + client_capabilities.bytes(),
             client_info,
             client_capabilities,
             created_at: Utc::now(),
@@ -373,6 +393,7 @@ impl Sessions {
         let Some(session) = inner.by_id.remove(id) else {
             return false;
         };
+        inner.bytes -= session.bytes();
         inner.order.retain(|s| s != id);
         drop(inner);
         session.end();
@@ -410,6 +431,7 @@ impl Sessions {
         let drained: Vec<Arc<Session>> = {
             let mut inner = self.inner();
             inner.order.clear();
+            inner.bytes = 0;
             inner.by_id.drain().map(|(_, s)| s).collect()
         };
         for session in drained {
@@ -431,7 +453,7 @@ mod tests {
 
     #[test]
     fn the_oldest_session_ends_when_the_limit_is_reached() {
-        let sessions = Sessions::new(2, 10);
+        let sessions = Sessions::new(2, usize::MAX, 10);
         let a = sessions.create(
             ProtocolVersion::V2025_11_25,
             json!({}).into(),
