@@ -111,7 +111,13 @@ async fn rmcp_through_an_app_relay_from_servers_json_and_rest() {
         .expect("REST answers");
     assert_eq!(refused.status(), 400);
     let problem: Value = refused.json().await.expect("a problem document");
-    assert_eq!(problem["field"], "upstream_ca_file", "{problem}");
+    assert_eq!(problem["field"], "upstreamCaFile", "{problem}");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("`upstreamCaFile`: ") && d.contains("no-such-ca.pem")),
+        "{problem}"
+    );
     let saved = std::fs::read_to_string(dir.path().join("servers.json")).expect("servers.json");
     assert!(!saved.contains("no-such-ca"), "{saved}");
 }

@@ -73,6 +73,21 @@ impl From<crate::error::Error> for ApiError {
             E::Cassette { .. } => Some("replay.cassette".to_string()),
             _ => None,
         };
+        // The library names a setting as its builder does (`upstream_ca_file`); a REST
+        // client sent it as servers.json spells it (`upstreamCaFile`).
+        if let E::InvalidConfig {
+            field: name,
+            reason,
+        } = &error
+        {
+            let json = json_name(name);
+            return ApiError {
+                status,
+                detail: format!("`{json}`: {reason}"),
+                field: Some(json),
+                errors: Vec::new(),
+            };
+        }
         if status == StatusCode::INTERNAL_SERVER_ERROR {
             // Details of I/O failures go to the log, not to the caller.
             tracing::error!(%error, "REST request failed");
@@ -85,6 +100,24 @@ impl From<crate::error::Error> for ApiError {
             errors: Vec::new(),
         }
     }
+}
+
+/// A builder's name for a setting as servers.json and the API spell it: each dotted step in
+/// camelCase (`stdio.start_delay_ms` → `stdio.startDelayMs`).
+fn json_name(name: &str) -> String {
+    let mut json = String::with_capacity(name.len());
+    let mut upper = false;
+    for ch in name.chars() {
+        match ch {
+            '_' => upper = true,
+            ch if upper => {
+                json.extend(ch.to_uppercase());
+                upper = false;
+            }
+            ch => json.push(ch),
+        }
+    }
+    json
 }
 
 impl IntoResponse for ApiError {
@@ -109,5 +142,20 @@ impl IntoResponse for ApiError {
             HeaderValue::from_static("application/problem+json"),
         );
         response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_name;
+
+    #[test]
+    fn builder_names_become_the_json_names_of_servers_json() {
+        assert_eq!(json_name("upstream_ca_file"), "upstreamCaFile");
+        assert_eq!(json_name("stdio.start_delay_ms"), "stdio.startDelayMs");
+        assert_eq!(
+            json_name("replay.matching.ignore"),
+            "replay.matching.ignore"
+        );
     }
 }

@@ -175,10 +175,18 @@ fn classify_as(found: Option<Envelope<'_>>, keep: impl FnOnce(&Value) -> Value) 
     if let Some(id) = raw_id {
         let integer = id.as_i64().is_some() || id.as_u64().is_some();
         if !(id.is_string() || integer) {
-            return invalid(
-                Value::Null,
-                "`id` must be a string or an integer (MCP forbids null)",
-            );
+            let why = match id {
+                Value::Null => "`id` must be a string or an integer (MCP forbids null)",
+                // serde_json reads an integer past 64 bits as a float.
+                Value::Number(n) if n.as_f64().is_some_and(|f| f.abs() >= 9.2e18) => {
+                    "`id` must be a string or an integer within 64 bits"
+                }
+                Value::Number(_) => {
+                    "`id` must be a string or an integer (written without a fraction or exponent)"
+                }
+                _ => "`id` must be a string or an integer",
+            };
+            return invalid(Value::Null, why);
         }
     }
     let params = found.params.unwrap_or(&Value::Null);
@@ -341,6 +349,35 @@ mod tests {
         assert!(matches!(note, Incoming::Notification { .. }));
         let resp = classify(json!({"jsonrpc": "2.0", "id": "a", "result": {}}));
         assert!(matches!(resp, Incoming::Response { .. }));
+    }
+
+    #[test]
+    fn an_id_of_the_wrong_kind_is_refused_saying_what_is_wrong_with_it() {
+        let cases = [
+            ("null", "MCP forbids null"),
+            ("1.5", "without a fraction"),
+            ("true", "a string or an integer"),
+            ("-9223372036854775809", "within 64 bits"),
+            ("18446744073709551616", "within 64 bits"),
+        ];
+        for (id, says) in cases {
+            let text = format!(r#"{{"jsonrpc": "2.0", "id": {id}, "method": "ping"}}"#);
+            let message: Value = serde_json::from_str(&text).expect("JSON");
+            let Incoming::Invalid { id: echoed, reason } = classify(&Message::from(message)) else {
+                panic!("{id}: refused");
+            };
+            assert_eq!(echoed, Value::Null, "{id}");
+            assert!(reason.contains(says), "{id}: {reason}");
+            assert!(id == "null" || !reason.contains("null"), "{id}: {reason}");
+        }
+        // The largest integers are ids.
+        for id in [json!(i64::MIN), json!(u64::MAX)] {
+            let message = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+            assert!(matches!(
+                classify(&Message::from(message)),
+                Incoming::Request { .. }
+            ));
+        }
     }
 
     #[test]
