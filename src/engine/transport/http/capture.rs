@@ -212,8 +212,7 @@ fn relayed_auth_leg(engine: &Engine, path: &str) -> bool {
     false
 }
 
-/// A body the client sent malformed or broke off: a `400` naming what went wrong, and the
-/// connection closed (what is left of the body cannot be framed).
+/// A body the client sent malformed or broke off: a `400` naming what went wrong.
 pub(crate) fn unreadable(error: &axum::Error) -> Response {
     // axum's error shows its inner error's text and gives it as its source too.
     let mut reasons = vec![error.to_string()];
@@ -226,27 +225,26 @@ pub(crate) fn unreadable(error: &axum::Error) -> Response {
         source = cause.source();
     }
     let reason = reasons.join(": ");
-    let error = RpcError::new(
-        code::INVALID_REQUEST,
-        format!("the request body could not be read: {reason}"),
-    );
-    (
+    closing_error(
         StatusCode::BAD_REQUEST,
-        [(header::CONNECTION, "close")],
-        axum::Json(jsonrpc::error(&Value::Null, &error)),
+        format!("the request body could not be read: {reason}"),
     )
-        .into_response()
 }
 
 fn too_large(limit: usize) -> Response {
-    let error = RpcError::new(
-        code::INVALID_REQUEST,
-        format!("the request body exceeds this server's limit of {limit} bytes"),
-    );
-    // The rest of the body is never read, so the connection cannot be reused; saying so
-    // keeps the client from sending its next request on a connection that is closing.
-    (
+    closing_error(
         StatusCode::PAYLOAD_TOO_LARGE,
+        format!("the request body exceeds this server's limit of {limit} bytes"),
+    )
+}
+
+/// A `-32600` error that closes the connection: the rest of the body is never read, so the
+/// connection cannot be reused; saying so keeps the client from sending its next request on
+/// a connection that is closing.
+fn closing_error(status: StatusCode, message: String) -> Response {
+    let error = RpcError::new(code::INVALID_REQUEST, message);
+    (
+        status,
         [(header::CONNECTION, "close")],
         axum::Json(jsonrpc::error(&Value::Null, &error)),
     )
