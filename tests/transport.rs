@@ -911,6 +911,31 @@ async fn past_max_session_bytes_of_handshakes_the_oldest_session_ends() {
         live.iter().all(|s| s.client_capabilities == capabilities),
         "the live sessions keep their capabilities whole"
     );
+
+    // A deleted session stops counting: with the second gone, a fourth fits beside the third.
+    assert!(peers[1].delete().await.status().is_success());
+    let mut fourth = init_request("2025-11-25");
+    fourth["params"]["capabilities"] = capabilities.clone();
+    assert_eq!(
+        Peer::new(&server).post(&fourth).await.status(),
+        StatusCode::OK
+    );
+    peers[2].call(4, "ping", Value::Null).await;
+    assert_eq!(server.sessions().len(), 2);
+}
+
+#[tokio::test]
+async fn zero_session_limits_are_refused_naming_the_builder_method() {
+    for (builder, field) in [
+        (MockMcpServer::builder().max_sessions(0), "max_sessions"),
+        (
+            MockMcpServer::builder().max_session_bytes(0),
+            "max_session_bytes",
+        ),
+    ] {
+        let error = builder.try_start().await.expect_err("zero is refused");
+        assert!(error.to_string().contains(field), "{error}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -164,9 +164,10 @@ pub enum MessageKind {
     Request,
 }
 
-/// The largest cassette file read: a recording of thousands of calls stays far below it,
-/// and a path to something that is no cassette is refused before it fills the memory.
-const MAX_CASSETTE_BYTES: u64 = 1024 * 1024 * 1024;
+/// The largest cassette file read: a recording holds what a log held, and the log's default
+/// budget is 256 MiB; a path to something that is no cassette is refused before it fills
+/// the memory.
+const MAX_CASSETTE_BYTES: u64 = 256 * 1024 * 1024;
 
 impl Cassette {
     /// An empty cassette of the current version.
@@ -185,7 +186,8 @@ impl Cassette {
             path: path.to_path_buf(),
             source,
         };
-        let bytes = crate::engine::file::read_regular(path, MAX_CASSETTE_BYTES).map_err(io)?;
+        let bytes = crate::engine::file::read_regular(path, MAX_CASSETTE_BYTES)
+            .map_err(|refused| io(refused.into()))?;
         let text = String::from_utf8(bytes)
             .map_err(|error| io(std::io::Error::new(std::io::ErrorKind::InvalidData, error)))?;
         Cassette::parse(&text, Some(path))

@@ -43,8 +43,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
             return Err(ApiError::bad_request(
                 "body",
                 format!(
-                    "the request body nests deeper than {MAX_BODY_DEPTH} levels (at `{path}`); \
-                     servers.json could not be read back"
+                    "the request body nests deeper than {MAX_BODY_DEPTH} levels (at `{path}`), \
+                     the API's limit, which keeps servers.json readable at the next start"
                 ),
             ));
         }

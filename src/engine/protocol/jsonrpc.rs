@@ -177,8 +177,13 @@ fn classify_as(found: Option<Envelope<'_>>, keep: impl FnOnce(&Value) -> Value) 
         if !(id.is_string() || integer) {
             let why = match id {
                 Value::Null => "`id` must be a string or an integer (MCP forbids null)",
-                // serde_json reads an integer past 64 bits as a float.
-                Value::Number(n) if n.as_f64().is_some_and(|f| f.abs() >= 9.2e18) => {
+                // serde_json reads an integer past 64 bits as a float, which rounds to the
+                // nearest bound at worst.
+                Value::Number(n)
+                    if n.as_f64().is_some_and(|f| {
+                        f.fract() == 0.0 && (f <= i64::MIN as f64 || f >= u64::MAX as f64)
+                    }) =>
+                {
                     "`id` must be a string or an integer within 64 bits"
                 }
                 Value::Number(_) => {
@@ -356,6 +361,7 @@ mod tests {
         let cases = [
             ("null", "MCP forbids null"),
             ("1.5", "without a fraction"),
+            ("9.3e18", "without a fraction"),
             ("true", "a string or an integer"),
             ("-9223372036854775809", "within 64 bits"),
             ("18446744073709551616", "within 64 bits"),

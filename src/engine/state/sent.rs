@@ -27,7 +27,12 @@ impl Sent {
     pub(crate) fn bytes(&self) -> usize {
         match (&self.text, self.value.get()) {
             (Some(text), _) => text.len(),
-            (None, Some(value)) => serde_json::to_string(value).map_or(0, |text| text.len()),
+            (None, Some(value)) => {
+                let mut counted = Counted(0);
+                // Counting bytes cannot fail, and a `Value` always serializes.
+                let _ = serde_json::to_writer(&mut counted, value);
+                counted.0
+            }
             (None, None) => 0,
         }
     }
@@ -42,6 +47,21 @@ impl Sent {
                 .and_then(|text| serde_json::from_str(text).ok())
                 .unwrap_or(Value::Null)
         })
+    }
+}
+
+/// A writer that only counts what it is given: the length of a value's JSON text without
+/// the text.
+struct Counted(usize);
+
+impl std::io::Write for Counted {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

@@ -54,7 +54,8 @@ pub(crate) struct Session {
     pub(crate) transport: Transport,
     client_info: Sent,
     client_capabilities: Sent,
-    /// `client_info` and `client_capabilities` in bytes of JSON text, counted once.
+    /// `client_info` and `client_capabilities` in bytes of JSON text, counted once when the
+    /// session joins the live ones (0 for a detached one).
     bytes: usize,
     created_at: DateTime<Utc>,
     state: Mutex<State>,
@@ -331,7 +332,10 @@ impl Sessions {
         client_capabilities: Sent,
         transport: Transport,
     ) -> Arc<Session> {
-        let session = self.detached(version, client_info, client_capabilities, transport);
+        // Only a session that joins the live ones counts against the byte budget, so a
+        // stateless request's detached context never measures its handshake.
+        let bytes = client_info.bytes() + client_capabilities.bytes();
+        let session = self.build(version, client_info, client_capabilities, transport, bytes);
         let mut inner = self.inner();
         inner.by_id.insert(session.id.clone(), session.clone());
         inner.order.push_back(session.id.clone());
@@ -364,11 +368,22 @@ impl Sessions {
         client_capabilities: Sent,
         transport: Transport,
     ) -> Arc<Session> {
+        self.build(version, client_info, client_capabilities, transport, 0)
+    }
+
+    fn build(
+        &self,
+        version: ProtocolVersion,
+        client_info: Sent,
+        client_capabilities: Sent,
+        transport: Transport,
+        bytes: usize,
+    ) -> Arc<Session> {
         Arc::new(Session {
             id: new_session_id(),
             version,
             transport,
-            bytes: client_info.bytes() + client_capabilities.bytes(),
+            bytes,
             client_info,
             client_capabilities,
             created_at: Utc::now(),

@@ -119,7 +119,7 @@ pub(crate) async fn other(
     let mut body = match read_request_body(body, engine.limits.max_body_bytes).await {
         Ok(body) => body,
         Err(Unread::TooLarge) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
-        Err(Unread::Broken(error)) => return unreadable(&error),
+        Err(Unread::Broken(_)) => return StatusCode::BAD_REQUEST.into_response(),
     };
     if let Some(query) = url.query().and_then(|q| face.patch_resource(relay, q)) {
         url.set_query(Some(&query));

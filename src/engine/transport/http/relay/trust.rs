@@ -3,6 +3,7 @@
 //! system's roots, not put in their place, so the upstream's OAuth legs to public
 //! authorization servers still verify.
 
+use crate::engine::file::Refused;
 use crate::error::Error;
 
 /// The largest CA file read: system bundles are a few hundred KiB.
@@ -17,11 +18,11 @@ pub(crate) fn certificates(path: &str) -> Result<Vec<reqwest::Certificate>, Erro
         reason: format!("`{path}` {reason}"),
     };
     let pem = crate::engine::file::read_regular(std::path::Path::new(path), MAX_CA_FILE_BYTES)
-        .map_err(|error| match error.kind() {
-            std::io::ErrorKind::InvalidInput => invalid(format!(
-                "{error}; a CA file is a PEM file of a few certificates"
+        .map_err(|refused| match refused {
+            Refused::Io(error) => invalid(format!("cannot be read: {error}")),
+            other => invalid(format!(
+                "{other}; a CA file is a PEM file of a few certificates"
             )),
-            _ => invalid(format!("cannot be read: {error}")),
         })?;
     let certificates = reqwest::Certificate::from_pem_bundle(&pem)
         .map_err(|error| invalid(format!("is no PEM certificate file: {error}")))?;
