@@ -65,37 +65,27 @@ impl From<crate::error::Error> for ApiError {
         };
         let field = match &error {
             E::InvalidToolName { .. } | E::Duplicate { .. } => Some("name".to_string()),
-            E::InvalidSchema { field, .. }
-            | E::Invalid { field, .. }
-            | E::InvalidConfig { field, .. } => Some((*field).to_string()),
+            E::InvalidSchema { field, .. } | E::Invalid { field, .. } => Some((*field).to_string()),
+            // The library names a setting as its builder does (`upstream_ca_file`); a REST
+            // client sent it as servers.json spells it (`upstreamCaFile`).
+            E::InvalidConfig { field, .. } => Some(json_name(field)),
             E::Template { .. } => Some("template".to_string()),
             E::InvalidResponse { field, .. } | E::InvalidFault { field, .. } => Some(field.clone()),
             E::Cassette { .. } => Some("replay.cassette".to_string()),
             _ => None,
         };
-        // The library names a setting as its builder does (`upstream_ca_file`); a REST
-        // client sent it as servers.json spells it (`upstreamCaFile`).
-        if let E::InvalidConfig {
-            field: name,
-            reason,
-        } = &error
-        {
-            let json = json_name(name);
-            return ApiError {
-                status,
-                detail: format!("`{json}`: {reason}"),
-                field: Some(json),
-                errors: Vec::new(),
-            };
-        }
         if status == StatusCode::INTERNAL_SERVER_ERROR {
             // Details of I/O failures go to the log, not to the caller.
             tracing::error!(%error, "REST request failed");
             return ApiError::new(status, "the change could not be saved; see the app's log");
         }
+        let detail = match (&error, &field) {
+            (E::InvalidConfig { reason, .. }, Some(json)) => format!("`{json}`: {reason}"),
+            _ => error.to_string(),
+        };
         ApiError {
             status,
-            detail: error.to_string(),
+            detail,
             field,
             errors: Vec::new(),
         }

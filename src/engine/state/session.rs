@@ -88,12 +88,6 @@ impl Session {
         self.state().initialized = true;
     }
 
-    /// What the session holds of its client's `initialize`, in bytes of JSON text; the
-    /// same every time it is asked, so the sessions' sum stays exact.
-    fn bytes(&self) -> usize {
-        self.bytes
-    }
-
     /// The capabilities the client declared in `initialize`.
     pub(crate) fn client_capabilities(&self) -> &Value {
         self.client_capabilities.get()
@@ -307,7 +301,7 @@ struct Inner {
     by_id: HashMap<String, Arc<Session>>,
     /// Creation order, for evicting the oldest.
     order: VecDeque<String>,
-    /// What the live sessions hold of their clients' handshakes ([`Session::bytes`]).
+    /// What the live sessions hold of their clients' handshakes (their `bytes`).
     bytes: usize,
 }
 
@@ -339,7 +333,7 @@ impl Sessions {
         let mut inner = self.inner();
         inner.by_id.insert(session.id.clone(), session.clone());
         inner.order.push_back(session.id.clone());
-        inner.bytes += session.bytes();
+        inner.bytes += session.bytes;
         // The new session stays even alone over the byte budget: the body limit bounds it.
         while inner.by_id.len() > self.max_sessions
             || (inner.bytes > self.max_bytes && inner.by_id.len() > 1)
@@ -348,7 +342,7 @@ impl Sessions {
                 break;
             };
             if let Some(evicted) = inner.by_id.remove(&oldest) {
-                inner.bytes -= evicted.bytes();
+                inner.bytes -= evicted.bytes;
                 evicted.end();
             }
         }
@@ -408,7 +402,7 @@ impl Sessions {
         let Some(session) = inner.by_id.remove(id) else {
             return false;
         };
-        inner.bytes -= session.bytes();
+        inner.bytes -= session.bytes;
         inner.order.retain(|s| s != id);
         drop(inner);
         session.end();

@@ -5,13 +5,18 @@
 //! to a fixture's first answer (benches/README.md, "Headers in one string, members read in
 //! one pass"). Every body the HTTP adapter reads goes through here; the OAuth endpoints, which the
 //! adapter calls, keep axum's `to_bytes` (reading through this module would import the
-//! transport from the engine's OAuth).
+//! transport from the engine's OAuth). A body that could not be read is answered here too.
 
 use std::pin::Pin;
 
 use axum::body::{Body, Bytes};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use bytes::BytesMut;
 use hyper::body::Body as HttpBody;
+use serde_json::Value;
+
+use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 
 /// Why a body was not read whole.
 #[derive(Debug)]
@@ -55,6 +60,45 @@ pub(crate) async fn read(mut body: Body, limit: usize) -> Result<Bytes, Unread> 
         (None, Some(only)) => only,
         (None, None) => Bytes::new(),
     })
+}
+
+/// A body the client sent malformed or broke off: a `400` naming what went wrong.
+pub(crate) fn unreadable(error: &axum::Error) -> Response {
+    // axum's error shows its inner error's text and gives it as its source too.
+    let mut reasons = vec![error.to_string()];
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if reasons.last() != Some(&text) {
+            reasons.push(text);
+        }
+        source = cause.source();
+    }
+    let reason = reasons.join(": ");
+    closing_error(
+        StatusCode::BAD_REQUEST,
+        format!("the request body could not be read: {reason}"),
+    )
+}
+
+pub(crate) fn too_large(limit: usize) -> Response {
+    closing_error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("the request body exceeds this server's limit of {limit} bytes"),
+    )
+}
+
+/// A `-32600` error that closes the connection: the rest of the body is never read, so the
+/// connection cannot be reused; saying so keeps the client from sending its next request on
+/// a connection that is closing.
+fn closing_error(status: StatusCode, message: String) -> Response {
+    let error = RpcError::new(code::INVALID_REQUEST, message);
+    (
+        status,
+        [(header::CONNECTION, "close")],
+        axum::Json(jsonrpc::error(&Value::Null, &error)),
+    )
+        .into_response()
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
-use axum::http::{HeaderMap, Method, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, Method, header};
+use axum::response::Response;
 use futures::StreamExt;
 use serde_json::Value;
 
@@ -17,7 +17,6 @@ use super::body::{self, Unread};
 use crate::engine::Engine;
 use crate::engine::capture::{ExchangeId, millis};
 use crate::engine::oauth::mask;
-use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 use crate::log::{
     Entry, Headers, HttpExchange, HttpKind, Json, MAX_CAPTURED_BYTES, clip_bytes, clip_json,
     clip_text,
@@ -95,8 +94,8 @@ where
             };
             next(Request::from_parts(parts, Body::from(bytes)), captured).await
         }
-        Err(Unread::TooLarge) => too_large(limit),
-        Err(Unread::Broken(error)) => unreadable(&error),
+        Err(Unread::TooLarge) => body::too_large(limit),
+        Err(Unread::Broken(error)) => body::unreadable(&error),
     };
     let status = response.status().as_u16();
     let (mut response_headers, headers_cut) = header_list(response.headers());
@@ -210,45 +209,6 @@ fn relayed_auth_leg(engine: &Engine, path: &str) -> bool {
     }
     let _ = (engine, path);
     false
-}
-
-/// A body the client sent malformed or broke off: a `400` naming what went wrong.
-pub(crate) fn unreadable(error: &axum::Error) -> Response {
-    // axum's error shows its inner error's text and gives it as its source too.
-    let mut reasons = vec![error.to_string()];
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if reasons.last() != Some(&text) {
-            reasons.push(text);
-        }
-        source = cause.source();
-    }
-    let reason = reasons.join(": ");
-    closing_error(
-        StatusCode::BAD_REQUEST,
-        format!("the request body could not be read: {reason}"),
-    )
-}
-
-fn too_large(limit: usize) -> Response {
-    closing_error(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        format!("the request body exceeds this server's limit of {limit} bytes"),
-    )
-}
-
-/// A `-32600` error that closes the connection: the rest of the body is never read, so the
-/// connection cannot be reused; saying so keeps the client from sending its next request on
-/// a connection that is closing.
-fn closing_error(status: StatusCode, message: String) -> Response {
-    let error = RpcError::new(code::INVALID_REQUEST, message);
-    (
-        status,
-        [(header::CONNECTION, "close")],
-        axum::Json(jsonrpc::error(&Value::Null, &error)),
-    )
-        .into_response()
 }
 
 fn is_event_stream(headers: &HeaderMap) -> bool {

@@ -57,7 +57,7 @@ pub(crate) async fn post(
                 "the request body is too large",
             );
         }
-        Err(super::body::Unread::Broken(error)) => return super::capture::unreadable(&error),
+        Err(super::body::Unread::Broken(error)) => return super::body::unreadable(&error),
     };
     let body = match &body {
         Received::Kept(text) => text,

@@ -3,9 +3,9 @@
 //! waiting for a request's head (the header timeout), waiting between requests (the idle
 //! timeout), receiving a request's body (the header timeout again, from when the service
 //! first waits for the body: a client that announces a body and stalls would otherwise hold
-//! the connection, and its place under the cap, for good), or serving a request until its response is written
-//! (none: an event stream may stay open for hours). [`Watch::expired`] completes when the
-//! running clock runs out.
+//! the connection, and its place under the cap, for good), or serving a request until its
+//! response is written (none: an event stream may stay open for hours). [`Watch::expired`]
+//! completes when the running clock runs out.
 
 use std::convert::Infallible;
 use std::future::Future;
