@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use mcp_decoy::log::{Entry, HttpKind};
 use mcp_decoy::{MockMcpServer, Tool};
 use tokio::time::Instant;
 
@@ -129,8 +130,108 @@ async fn a_request_whose_body_stalls_is_closed_after_the_header_timeout() {
     )
     .await;
 
-    // Assert: closed without an answer, not before the header timeout.
+    // Assert: closed without an answer, not before the header timeout; the request the
+    // server read is in the log, saying so.
     closed_unanswered(&mut wire, started, header, "a stalled body").await;
+    let log = server
+        .wait_for(|log| log.http().unanswered().count() == 1, wire::PATIENCE)
+        .await
+        .expect("the stalled request is recorded as unanswered");
+    let post = &log.http().method("POST").all()[0];
+    assert!(post.unanswered && post.status.is_none(), "{post:?}");
+}
+
+/// Issue 40: a GET whose connection closed right after its head reached the server left no
+/// record. Head and end come in one segment here, the way the race with a client that drops
+/// its stream as it closes its session ended in 1 run of 100.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_get_whose_client_hangs_up_as_it_sends_is_still_captured() {
+    // Arrange: a session.
+    let server = MockMcpServer::builder().start().await;
+    let at = authority(&server.url());
+    let mut posts = Wire::connect(&at).await;
+    let session = initialize(&mut posts).await;
+
+    // Act: the GET's head and the connection's end, read by the server at once.
+    let mut stream = Wire::connect(&at).await;
+    let get = stream.request_text(
+        "GET",
+        "/mcp",
+        &[
+            ("accept", "text/event-stream"),
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        "",
+    );
+    stream.send_and_hang_up(get.as_bytes()).await;
+
+    // Assert: the GET is recorded and settled: answered with a stream that has ended, or
+    // unanswered; never left out, never left waiting.
+    let log = server
+        .wait_for(
+            |log| {
+                let gets = log.http().method("GET").all();
+                gets.first().is_some_and(|get| {
+                    get.unanswered
+                        || log.records().iter().any(
+                            |r| matches!(&r.entry, Entry::Http(h) if h.kind == HttpKind::StreamEnd),
+                        )
+                })
+            },
+            wire::PATIENCE,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the GET is not recorded as settled: {e}"));
+    let gets = log.http().method("GET").all();
+    assert_eq!(gets.len(), 1, "{gets:?}");
+    assert_eq!(
+        gets[0].request_header("mcp-session-id"),
+        Some(session.as_str())
+    );
+}
+
+#[tokio::test]
+async fn a_call_whose_client_hangs_up_before_the_answer_is_recorded_unanswered() {
+    // Arrange: a tool that takes its time, and a session.
+    let server = MockMcpServer::builder()
+        .tool(Tool::new("slow").delay(Duration::from_secs(30)))
+        .start()
+        .await;
+    let at = authority(&server.url());
+    let mut wire = Wire::connect(&at).await;
+    let session = initialize(&mut wire).await;
+
+    // Act: call it, then hang up once the server has the call.
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    wire.post_json(
+        "/mcp",
+        &headers,
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{}}}"#,
+    )
+    .await;
+    server
+        .wait_for(
+            |log| log.mcp().method("tools/call").count() == 1,
+            wire::PATIENCE,
+        )
+        .await
+        .expect("the call arrives");
+    drop(wire);
+
+    // Assert: its exchange says the connection closed before the answer.
+    let log = server
+        .wait_for(|log| log.http().unanswered().count() == 1, wire::PATIENCE)
+        .await
+        .expect("the call's exchange is recorded as unanswered");
+    let call = &log.http().unanswered().all()[0];
+    assert_eq!(call.method, "POST");
+    assert_eq!(call.status, None);
+    assert!(call.duration_ms.is_some(), "{call:?}");
 }
 
 #[tokio::test]

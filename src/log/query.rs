@@ -328,6 +328,12 @@ impl<'a> HttpQuery<'a> {
         self.keep(|h| h.path == path)
     }
 
+    /// Exchanges whose connection closed before the server answered
+    /// ([`HttpExchange::unanswered`]).
+    pub fn unanswered(self) -> Self {
+        self.keep(|h| h.unanswered)
+    }
+
     /// Panics, listing the matches, unless exactly `expected` exchanges match.
     #[track_caller]
     pub fn assert_count(&self, expected: usize) {

@@ -77,7 +77,8 @@ pub struct HttpExchange {
     /// The request body: JSON when it parses, else text; `None` when empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_body: Option<Json>,
-    /// The response status; `None` while the handler runs.
+    /// The response status; `None` while the handler runs, and for good when the
+    /// connection closed first (`unanswered`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
     /// Response headers, names lower-case.
@@ -102,6 +103,11 @@ pub struct HttpExchange {
     /// (`"...": "(2 more members)"`). The client got it whole. Left out when `false`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// The connection closed before the server answered: the client hung up (or the
+    /// server stopped) while the request's body was arriving or its handler ran. `status`
+    /// stays `None`. Left out when `false`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unanswered: bool,
 }
 
 /// The upstream leg of an exchange a relay forwarded.

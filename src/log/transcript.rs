@@ -41,6 +41,15 @@ const KEPT_HEADERS: &[&str] = &[
 /// - A session's streams end when its `DELETE` ends the session, and a client that closes its
 ///   streams itself before it sends `DELETE` races that: the `stream_end`s of the session around
 ///   its `DELETE` are listed just before the `DELETE`, in the order their streams opened.
+///
+/// And one kind of record is left out: a session's `GET` that carried no message, when its
+/// fate is a race with the session's end. A client opens that stream beside its requests and
+/// drops it as it closes the session, so whether the server saw it at all, and then opened it
+/// (and the `DELETE` ended it), refused it `404` (the session was already gone), or saw its
+/// connection close before an answer, is timing. Such a `GET` and its `stream_end` stay in
+/// the log ([`Log::http`](super::Log::http)); a `GET` that carried a message, or was refused
+/// for a reason of its own (no `Accept`, a session id the log never saw), stays in the
+/// transcript.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(transparent)]
 pub struct Transcript {
@@ -90,6 +99,9 @@ pub enum TranscriptEntry {
         /// The log keeps a body or a header cut (see `HttpExchange::truncated`).
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         truncated: bool,
+        /// The connection closed before an answer (see `HttpExchange::unanswered`).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        unanswered: bool,
     },
     /// A JSON-RPC message.
     #[non_exhaustive]
@@ -159,6 +171,7 @@ impl Transcript {
                         response_body: h.response_body.as_ref().map(|b| scrub.value(b)),
                         stream_of: h.stream_of.and_then(|id| positions.get(&id).copied()),
                         truncated: h.truncated,
+                        unanswered: h.unanswered,
                     }
                 }
                 Entry::Mcp(m) => TranscriptEntry::Mcp {

@@ -81,6 +81,18 @@ impl Wire {
         headers: &[(&str, &str)],
         body: &str,
     ) {
+        let text = self.request_text(method, path, headers, body);
+        self.send(text.as_bytes()).await;
+    }
+
+    /// The text of a complete request, as [`Wire::request`] sends it.
+    pub fn request_text(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> String {
         let mut text = format!("{method} {path} HTTP/1.1\r\nhost: {}\r\n", self.host);
         for (name, value) in headers {
             text.push_str(&format!("{name}: {value}\r\n"));
@@ -90,7 +102,29 @@ impl Wire {
         }
         text.push_str("\r\n");
         text.push_str(body);
-        self.send(text.as_bytes()).await;
+        text
+    }
+
+    /// Writes `bytes` and ends the sending side in the same TCP segment, so the server reads
+    /// the request and the connection's end at once: a client that hangs up as it sends.
+    /// Linux's `TCP_CORK` holds the bytes back until the FIN joins them.
+    #[cfg(target_os = "linux")]
+    pub async fn send_and_hang_up(&mut self, bytes: &[u8]) {
+        use std::os::fd::AsRawFd;
+        let on: libc::c_int = 1;
+        // SAFETY: the descriptor is this open socket's; the value is an int of its size.
+        let set = unsafe {
+            libc::setsockopt(
+                self.tcp.as_raw_fd(),
+                libc::IPPROTO_TCP,
+                libc::TCP_CORK,
+                (&on as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        assert_eq!(set, 0, "TCP_CORK: {}", std::io::Error::last_os_error());
+        self.send(bytes).await;
+        self.tcp.shutdown().await.expect("ending the sending side");
     }
 
     /// POSTs a JSON-RPC message to `path` with the headers a client sends.

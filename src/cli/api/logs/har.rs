@@ -315,7 +315,9 @@ fn entry(record: &Record, exchange: &HttpExchange, end: Option<f64>, secrets: bo
             "send": 0, "wait": wait, "receive": receive },
         "_id": record.id,
     });
-    if exchange.status.is_none() {
+    if exchange.unanswered {
+        item["comment"] = json!("no response: the connection closed before the answer");
+    } else if exchange.status.is_none() {
         item["comment"] = json!("no response yet: the handler was still running");
     } else if stream && end.is_none() {
         item["comment"] = json!("the event stream was still open");

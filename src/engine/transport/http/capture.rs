@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, Method, header};
 use axum::response::Response;
 use futures::StreamExt;
@@ -34,6 +35,13 @@ where
     }
     let started = Instant::now();
     let (parts, body) = request.into_parts();
+    // From here the request is recorded whatever becomes of its connection: dropped while
+    // its body arrives, the guard records the head as unanswered.
+    let mut arriving = Arriving {
+        engine,
+        head: &parts,
+        armed: true,
+    };
     let limit = engine.limits.max_body_bytes;
     let declared = parts
         .headers
@@ -44,48 +52,18 @@ where
         Some(length) if length > limit as u64 => Err(Unread::TooLarge),
         _ => body::read(body, limit).await,
     };
-    // OAuth exchanges carry codes, tokens and secrets; the log keeps them masked.
-    let secret = engine
-        .oauth
-        .as_ref()
-        .is_some_and(|o| o.owns(parts.uri.path()))
-        || relayed_auth_leg(engine, parts.uri.path());
-    let (request_headers, headers_cut) = header_list(&parts.headers);
-    let (request_body, body_cut) = match &bytes {
-        Ok(bytes) => captured_body(bytes, secret),
-        Err(_) => (None, false),
+    arriving.armed = false;
+    drop(arriving);
+    let secret = is_secret(engine, &parts);
+    let (record, received) = record_of(&parts, bytes.as_ref().ok(), secret);
+    let id = engine.log.push_from(engine.source, Entry::Http(record));
+    // Dropped before the response below is recorded, the record says so.
+    let mut answering = Answering {
+        engine,
+        id,
+        started,
+        armed: true,
     };
-    // The message records of the body share its text (a masked OAuth body is no message).
-    let received = request_body
-        .as_ref()
-        .filter(|_| !secret && !body_cut)
-        .cloned();
-    let (path, path_cut) = clip_text(parts.uri.path().to_string());
-    let (query, query_cut) = match parts.uri.query() {
-        Some(q) => {
-            let (q, cut) = clip_text(if secret { mask::form(q) } else { q.to_string() });
-            (Some(q), cut)
-        }
-        None => (None, false),
-    };
-    let id = engine.log.push_from(
-        engine.source,
-        Entry::Http(HttpExchange {
-            kind: HttpKind::Exchange,
-            method: parts.method.as_str().to_owned(),
-            path,
-            query,
-            request_headers,
-            request_body,
-            status: None,
-            response_headers: Headers::new(),
-            response_body: None,
-            duration_ms: None,
-            stream_of: None,
-            upstream: None,
-            truncated: headers_cut || body_cut || path_cut || query_cut,
-        }),
-    );
     let response = match bytes {
         Ok(bytes) => {
             let captured = Captured {
@@ -97,6 +75,7 @@ where
         Err(Unread::TooLarge) => body::too_large(limit),
         Err(Unread::Broken(error)) => body::unreadable(&error),
     };
+    answering.armed = false;
     let status = response.status().as_u16();
     let (mut response_headers, headers_cut) = header_list(response.headers());
     if secret {
@@ -152,6 +131,101 @@ where
     Response::from_parts(parts, Body::from(bytes))
 }
 
+/// Whether the exchange carries OAuth codes, tokens or secrets, which the log keeps masked.
+fn is_secret(engine: &Engine, head: &Parts) -> bool {
+    engine
+        .oauth
+        .as_ref()
+        .is_some_and(|o| o.owns(head.uri.path()))
+        || relayed_auth_leg(engine, head.uri.path())
+}
+
+/// The `http` record of a request as it arrived, answer still to come, and the body's text
+/// for the message records when the log keeps it whole (a masked OAuth body is no message).
+/// `body` is `None` when it was not read whole.
+fn record_of(head: &Parts, body: Option<&Bytes>, secret: bool) -> (HttpExchange, Option<Json>) {
+    let (request_headers, headers_cut) = header_list(&head.headers);
+    let (request_body, body_cut) = match body {
+        Some(bytes) => captured_body(bytes, secret),
+        None => (None, false),
+    };
+    let received = request_body
+        .as_ref()
+        .filter(|_| !secret && !body_cut)
+        .cloned();
+    let (path, path_cut) = clip_text(head.uri.path().to_string());
+    let (query, query_cut) = match head.uri.query() {
+        Some(q) => {
+            let (q, cut) = clip_text(if secret { mask::form(q) } else { q.to_string() });
+            (Some(q), cut)
+        }
+        None => (None, false),
+    };
+    let record = HttpExchange {
+        kind: HttpKind::Exchange,
+        method: head.method.as_str().to_owned(),
+        path,
+        query,
+        request_headers,
+        request_body,
+        status: None,
+        response_headers: Headers::new(),
+        response_body: None,
+        duration_ms: None,
+        stream_of: None,
+        upstream: None,
+        truncated: headers_cut || body_cut || path_cut || query_cut,
+        unanswered: false,
+    };
+    (record, received)
+}
+
+/// A request whose body is still arriving: dropped so (the connection closed), it records
+/// the head as an unanswered exchange, so no request the server read goes unrecorded.
+struct Arriving<'a> {
+    engine: &'a Engine,
+    head: &'a Parts,
+    armed: bool,
+}
+
+impl Drop for Arriving<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let secret = is_secret(self.engine, self.head);
+        let (mut record, _) = record_of(self.head, None, secret);
+        record.unanswered = true;
+        self.engine
+            .log
+            .push_from(self.engine.source, Entry::Http(record));
+    }
+}
+
+/// A recorded request still waiting for its response: dropped so, it marks the record
+/// unanswered.
+struct Answering<'a> {
+    engine: &'a Engine,
+    id: u64,
+    started: Instant,
+    armed: bool,
+}
+
+impl Drop for Answering<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let elapsed = millis(self.started);
+        self.engine.log.update(self.id, |entry| {
+            if let Entry::Http(h) = entry {
+                h.unanswered = true;
+                h.duration_ms = Some(elapsed);
+            }
+        });
+    }
+}
+
 /// What the capture hands on with a request. Passed along, not put in the request's
 /// extensions: their map and a box per value were four allocations per request.
 #[derive(Debug, Clone, Default)]
@@ -195,6 +269,7 @@ impl Drop for StreamEnd {
                 stream_of: Some(self.of),
                 upstream: None,
                 truncated: false,
+                unanswered: false,
             }),
         );
     }

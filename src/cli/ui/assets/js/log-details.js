@@ -46,7 +46,7 @@ function httpDetails(r, link, carried) {
   return [
     pairs([
       ['Time', when(r.at)],
-      ['Status', r.status ?? 'waiting for the response'],
+      ['Status', r.status ?? (r.unanswered ? 'none: the connection closed before the answer' : 'waiting for the response')],
       ['Duration', r.durationMs === undefined ? '' : `${r.durationMs.toFixed(1)} ms`],
       ['Kind', r.kind === 'stream_end' ? 'end of an event stream' : 'exchange'],
       r.streamOf !== undefined ? ['Stream of', h('a', { href: link(r.streamOf), testid: 'stream-link' }, `http #${r.streamOf}`)] : null,

@@ -19,13 +19,13 @@ function httpRow(r) {
     layer: 'http',
     kind: end ? 'stream end' : 'exchange',
     name: r.path,
-    status: r.status === undefined ? '…' : String(r.status),
-    tone: r.status === undefined ? 'pending' : r.status >= 400 ? 'bad' : 'good',
+    status: r.unanswered ? 'closed' : r.status === undefined ? '…' : String(r.status),
+    tone: r.unanswered ? 'bad' : r.status === undefined ? 'pending' : r.status >= 400 ? 'bad' : 'good',
     summary: end ? `event stream of #${r.streamOf} ended` : httpSummary(r),
     session: session ?? '',
     duration: duration(r.durationMs),
     // A request still waiting for its response head changes in place later.
-    pending: r.status === undefined,
+    pending: r.status === undefined && !r.unanswered,
   };
 }
 

@@ -19,7 +19,7 @@ export function summarize(r) {
     const session = header(r.requestHeaders, 'mcp-session-id') ?? header(r.responseHeaders, 'mcp-session-id') ?? null;
     return {
       id: r.id, layer: 'http', kind: r.kind, at, session, method: r.method, path: r.path,
-      status: r.status ?? null, duration: r.durationMs ?? null, streamOf: r.streamOf ?? null,
+      status: r.status ?? null, unanswered: Boolean(r.unanswered), duration: r.durationMs ?? null, streamOf: r.streamOf ?? null,
       stream: (header(r.responseHeaders, 'content-type') ?? '').startsWith('text/event-stream'),
     };
   }
@@ -37,7 +37,7 @@ export function summarize(r) {
 
 /** Whether the summary is still waiting for a change (a response, a status). */
 export function pending(item) {
-  if (item.layer === 'http') return item.kind === 'exchange' && item.status === null;
+  if (item.layer === 'http') return item.kind === 'exchange' && item.status === null && !item.unanswered;
   return item.kind === 'request' && !item.answered && !item.cancelled;
 }
 
@@ -104,10 +104,10 @@ function httpRow(item) {
       label: `event stream${of} ended`, note: `http #${item.id}${item.duration === null ? '' : ` · open ${seconds(item.duration)}`}`,
     };
   }
-  const status = item.status === null ? '…' : String(item.status);
+  const status = item.unanswered ? 'closed unanswered' : item.status === null ? '…' : String(item.status);
   return {
     id: item.id, t: item.at, order: 0, kind: 'http', from: 'client', to: 'server', method: item.method,
-    tone: item.status === null ? 'pending' : item.status >= 400 ? 'bad' : 'muted',
+    tone: item.unanswered ? 'bad' : item.status === null ? 'pending' : item.status >= 400 ? 'bad' : 'muted',
     label: `${item.method} ${item.path}`,
     note: [`http #${item.id}`, status, item.stream ? 'event stream' : null, item.duration === null ? null : ms(item.duration)].filter(Boolean).join(' · '),
   };

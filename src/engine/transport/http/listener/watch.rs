@@ -330,12 +330,14 @@ impl Tracked {
 
 type Answer = http::Response<TrackedBody>;
 
+type Serving = Pin<Box<dyn Future<Output = Result<Answer, Infallible>> + Send>>;
+
 impl hyper::service::Service<http::Request<Incoming>> for Tracked {
     type Response = Answer;
     type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Answer, Infallible>> + Send>>;
+    type Future = Started;
 
-    fn call(&self, request: http::Request<Incoming>) -> Self::Future {
+    fn call(&self, request: http::Request<Incoming>) -> Started {
         let in_flight = self.watch.request_started();
         let served = self.served.clone();
         let request = request.map(|body| {
@@ -350,7 +352,7 @@ impl hyper::service::Service<http::Request<Incoming>> for Tracked {
                 })
             }
         });
-        Box::pin(async move {
+        let mut serving: Serving = Box::pin(async move {
             let response = match served {
                 Served::Endpoint(endpoint) => endpoint.handle(request).await,
                 #[cfg(feature = "decoy-cli")]
@@ -363,7 +365,40 @@ impl hyper::service::Service<http::Request<Incoming>> for Tracked {
                 body,
                 _in_flight: in_flight,
             }))
-        })
+        });
+        // hyper drops this future unpolled when it finds the connection closed right after
+        // the head it just read (a client that hangs up as it sends): polled once here, the
+        // capture has recorded the request before that can happen. hyper polls it again
+        // with its own waker before it waits, as a future pending here needs.
+        match serving
+            .as_mut()
+            .poll(&mut Context::from_waker(std::task::Waker::noop()))
+        {
+            Poll::Ready(answer) => Started::Answered(Some(answer)),
+            Poll::Pending => Started::Serving(serving),
+        }
+    }
+}
+
+/// A request's service future after its first poll in [`Tracked::call`].
+pub(super) enum Started {
+    /// Answered in that poll; taken on hyper's first poll.
+    Answered(Option<Result<Answer, Infallible>>),
+    /// Still serving.
+    Serving(Serving),
+}
+
+impl Future for Started {
+    type Output = Result<Answer, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            Started::Answered(answer) => match answer.take() {
+                Some(answer) => Poll::Ready(answer),
+                None => Poll::Pending,
+            },
+            Started::Serving(serving) => serving.as_mut().poll(cx),
+        }
     }
 }
 
@@ -392,5 +427,58 @@ impl HttpBody for TrackedBody {
 
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hyper_util::rt::TokioIo;
+    use tokio::io::AsyncWriteExt;
+
+    use super::*;
+    use crate::engine::Engine;
+    use crate::engine::transport::http::endpoint::Endpoint;
+    use crate::log::{Entry, Record};
+    use crate::spec::ServerSpec;
+
+    /// Serves one connection whose client sent `request` and then closed: hyper reads the
+    /// head and finds the end of the connection at once. The log's records afterwards.
+    async fn hang_up_after(request: &[u8]) -> Vec<Record> {
+        let engine = Engine::for_tests(ServerSpec::new("s"));
+        let endpoint = Endpoint::new(engine.clone(), "/mcp");
+        let watch = Arc::new(Watch::new(Connections::default()));
+        let (mut client, server) = tokio::io::duplex(64 * 1024);
+        client.write_all(request).await.expect("written");
+        drop(client);
+        let service = Tracked::new(Served::Endpoint(endpoint), watch);
+        let served = hyper::server::conn::http1::Builder::new()
+            .serve_connection(TokioIo::new(server), service);
+        // Ends with an error: the connection closed before the response was written.
+        let _ = served.await;
+        engine.log.records()
+    }
+
+    /// Issue 40: hyper drops a service's future unpolled when the connection's end comes
+    /// right behind the head it read; a GET so cut off left no record at all.
+    #[tokio::test]
+    async fn a_request_whose_connection_ends_right_after_its_head_is_recorded() {
+        // Arrange + Act
+        let records = hang_up_after(
+            b"GET /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\n\
+              mcp-session-id: gone\r\nmcp-protocol-version: 2025-11-25\r\n\r\n",
+        )
+        .await;
+
+        // Assert: the GET is recorded, with the answer it was given.
+        let exchanges: Vec<_> = records
+            .iter()
+            .filter_map(|r| match &r.entry {
+                Entry::Http(h) => Some(h),
+                Entry::Mcp(_) => None,
+            })
+            .collect();
+        assert_eq!(exchanges.len(), 1, "{exchanges:?}");
+        assert_eq!(exchanges[0].method, "GET");
+        assert_eq!(exchanges[0].status, Some(404), "{exchanges:?}");
     }
 }
