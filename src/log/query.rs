@@ -329,7 +329,18 @@ impl<'a> HttpQuery<'a> {
     }
 
     /// Exchanges whose connection closed before the server answered
-    /// ([`HttpExchange::unanswered`]).
+    /// ([`HttpExchange::unanswered`]): a client that hung up on a slow call, say.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use mcp_decoy::MockMcpServer;
+    ///
+    /// let server = MockMcpServer::builder().start().await;
+    /// // ... the client under test runs, and must wait for every answer ...
+    /// server.log().http().unanswered().assert_count(0);
+    /// # }
+    /// ```
     pub fn unanswered(self) -> Self {
         self.keep(|h| h.unanswered)
     }
