@@ -566,3 +566,68 @@ async fn a_get_without_an_accept_header_gets_406_in_the_app() {
         answer.body
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Files that hold secrets (issue 41, item 4)
+
+/// The permission bits of `path`.
+#[cfg(unix)]
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+/// `servers.json` holds client secrets and API keys: its owner's alone, in a directory that
+/// is too, and a save keeps a mode the user made stricter (it used to be 0644, and a save
+/// undid a `chmod 600`).
+#[cfg(unix)]
+#[tokio::test]
+async fn servers_json_and_its_directory_are_their_owners_alone_after_every_save() {
+    use std::os::unix::fs::PermissionsExt;
+    // Arrange: a config directory the app creates itself.
+    let scratch = Scratch::new("guards-modes");
+    let dir = scratch.path().join("config");
+    let (mcp, ui) = free_ports();
+    let app = App {
+        app: Running::spawn(command_in(&dir, mcp, ui), mcp, ui),
+        dir: scratch,
+        http: reqwest::Client::new(),
+    };
+    let servers = dir.join("servers.json");
+    assert_eq!(mode(&dir), 0o700, "the config directory");
+    assert_eq!(mode(&servers), 0o600, "servers.json as first written");
+
+    // Act: a save, then a stricter mode by hand and another save.
+    let (status, detail) = app
+        .api(
+            Method::PATCH,
+            "/servers/echo",
+            Some(json!({ "apiKeys": ["k1"] })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{detail}");
+    let after_save = mode(&servers);
+    std::fs::set_permissions(&servers, std::fs::Permissions::from_mode(0o400)).expect("chmod 400");
+    let (status, detail) = app
+        .api(
+            Method::PATCH,
+            "/servers/echo",
+            Some(json!({ "apiKeys": ["k2"] })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{detail}");
+
+    // Assert
+    assert_eq!(after_save, 0o600, "servers.json after a PATCH");
+    assert_eq!(
+        mode(&servers),
+        0o400,
+        "a stricter mode survives the next save"
+    );
+    let text = std::fs::read_to_string(&servers).expect("servers.json");
+    assert!(text.contains("k2"), "the second save landed: {text}");
+}

@@ -279,19 +279,23 @@ fn remove_stale_temp_files(path: &Path) {
 
 /// Writes `config` to `path` so that a crash at any point leaves either the old file or the
 /// new one: a temp file in the same directory, fsync, rename over, fsync of the directory.
+/// The file holds client secrets and API keys, so it is its owner's alone: written `0600`, or
+/// stricter when the user made the old file so, in a directory created `0700`.
 pub fn save(path: &Path, config: &ConfigFile) -> Result<(), Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    fs::create_dir_all(dir).map_err(io)?;
+    create_private_dir(dir).map_err(io)?;
     let mut text =
         serde_json::to_string_pretty(config).map_err(|e| io(std::io::Error::other(e)))?;
     text.push('\n');
     let temp = dir.join(format!(".{SERVERS_FILE}.{}.tmp", std::process::id()));
+    // A temp file a crash left behind is ours to replace.
+    let _ = fs::remove_file(&temp);
     {
-        let mut file = File::create(&temp).map_err(io)?;
+        let mut file = private_file(&temp, path).map_err(io)?;
         file.write_all(text.as_bytes()).map_err(io)?;
         file.sync_all().map_err(io)?;
     }
@@ -301,6 +305,38 @@ pub fn save(path: &Path, config: &ConfigFile) -> Result<(), Error> {
         let _ = dir.sync_all();
     }
     Ok(())
+}
+
+/// Creates `dir` and its missing parents, readable by their owner only (`0700` on Unix).
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// A new file at `temp`, `create_new` so no link planted there is followed, with the mode
+/// `0600` or the stricter one of the file it will replace, `replacing`.
+fn private_file(temp: &Path, replacing: &Path) -> std::io::Result<File> {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    let mode = {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(replacing)
+            .map(|m| m.permissions().mode() & 0o600)
+            .unwrap_or(0o600);
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
+        mode
+    };
+    #[cfg(not(unix))]
+    let _ = replacing;
+    let file = options.open(temp)?;
+    // The mode given at creation passes through the umask; this one does not.
+    #[cfg(unix)]
+    file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
+    Ok(file)
 }
 
 #[cfg(test)]

@@ -95,7 +95,7 @@ async fn bind(addr: SocketAddr, option: &'static str) -> Result<tokio::net::TcpL
 /// `runtime.json` on the way out.
 pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result<(), CliError> {
     let dir = options.config_dir();
-    std::fs::create_dir_all(&dir).map_err(|source| CliError::Io {
+    config::create_private_dir(&dir).map_err(|source| CliError::Io {
         path: dir.clone(),
         source,
     })?;
