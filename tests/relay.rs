@@ -191,43 +191,97 @@ async fn a_modern_request_through_a_relay_is_recorded_as_modern() {
     assert_eq!(upstream.call_count("echo"), 1);
 }
 
-/// Origin and Referer are rewritten to the upstream's origin, only when the client sent
-/// them (an upstream that validates Origin, as transports "Security Warning" says servers
-/// MUST, sees its own). The upstream here is a decoy, whose log shows what it received.
+/// The caller's `Origin`, `Referer` and `Sec-Fetch-*` stay with the relay, which checked
+/// them: lent to the upstream, a page the relay let through would pass for the upstream's
+/// own (issue 41: the upstream's DNS-rebinding defence was defeated by the rewrite). The
+/// upstream here is a decoy, whose log shows what it received.
 #[tokio::test]
-async fn origin_and_referer_are_rewritten_only_where_the_client_sent_them() {
+async fn the_callers_origin_referer_and_fetch_metadata_are_not_forwarded() {
+    // Arrange
     let upstream = MockMcpServer::builder().tool(Tool::echo()).start().await;
     let relay = relay_to(&upstream.url()).await;
-    let http = reqwest::Client::new();
-    for origin in [Some("http://localhost:5173"), None] {
-        let mut request = http
-            .post(relay.url())
-            .header("accept", "application/json, text/event-stream")
-            .json(&common::initialize_body());
-        if let Some(origin) = origin {
-            request = request
-                .header("origin", origin)
-                .header("referer", format!("{origin}/app"));
-        }
-        let answer = request.send().await.expect("the relay answers");
-        assert_eq!(answer.status(), 200);
-    }
+
+    // Act: a loopback page's request, which the relay's own Origin check lets through.
+    let answer = reqwest::Client::new()
+        .post(relay.url())
+        .header("accept", "application/json, text/event-stream")
+        .header("origin", "http://localhost:5173")
+        .header("referer", "http://localhost:5173/app")
+        .header("sec-fetch-site", "same-site")
+        .header("sec-fetch-mode", "cors")
+        .json(&common::initialize_body())
+        .send()
+        .await
+        .expect("the relay answers");
+
+    // Assert
+    assert_eq!(answer.status(), 200);
     let log = upstream.log();
-    let seen: Vec<_> = log
-        .http()
-        .all()
-        .into_iter()
-        .map(|h| {
-            (
-                h.request_header("origin").map(str::to_string),
-                h.request_header("referer").map(str::to_string),
-            )
-        })
-        .collect();
-    let own = upstream.base_url();
+    let seen = log.http().method("POST").all();
+    assert_eq!(seen.len(), 1);
+    for name in ["origin", "referer", "sec-fetch-site", "sec-fetch-mode"] {
+        assert_eq!(
+            seen[0].request_header(name),
+            None,
+            "{name} reached the upstream"
+        );
+    }
     assert_eq!(
-        seen,
-        [(Some(own.clone()), Some(format!("{own}/"))), (None, None)]
+        relay.log().http().all()[0].request_header("origin"),
+        Some("http://localhost:5173"),
+        "the relay's own capture keeps what the client sent"
+    );
+}
+
+/// Issue 41: the `/_up` legs apply the MCP endpoint's Origin rule and take only what an
+/// OAuth leg is asked with; each probe is refused and never reaches the upstream.
+#[tokio::test]
+async fn the_up_legs_refuse_a_foreign_origin_and_requests_no_oauth_leg_makes() {
+    // Arrange: the upstream's own authority is a leg the relay may reach.
+    let upstream = MockMcpServer::builder().tool(Tool::echo()).start().await;
+    let relay = relay_to(&upstream.url()).await;
+    let authority = upstream
+        .base_url()
+        .trim_start_matches("http://")
+        .to_string();
+    let leg = format!("{}/_up/{authority}/mcp", relay.base_url());
+    let http = reqwest::Client::new();
+    let initialize = common::initialize_body().to_string();
+
+    // Act
+    let foreign = http
+        .post(&leg)
+        .header("origin", "http://evil.example")
+        .header("content-type", "application/json")
+        .body(initialize.clone())
+        .send()
+        .await
+        .expect("an answer");
+    let plain = http
+        .post(&leg)
+        .header("content-type", "text/plain")
+        .body(initialize)
+        .send()
+        .await
+        .expect("an answer");
+    let delete = http
+        .delete(format!("{}/_up/{authority}/admin/reset", relay.base_url()))
+        .send()
+        .await
+        .expect("an answer");
+
+    // Assert
+    assert_eq!(foreign.status(), 403);
+    let text = foreign.text().await.expect("a body");
+    assert!(text.contains("evil.example"), "{text}");
+    assert_eq!(plain.status(), 415);
+    let text = plain.text().await.expect("a body");
+    assert!(text.contains("text/plain"), "{text}");
+    assert_eq!(delete.status(), 405);
+    assert_eq!(
+        upstream.log().http().count(),
+        0,
+        "nothing reached the upstream"
     );
 }
 

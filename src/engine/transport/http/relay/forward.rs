@@ -1,7 +1,7 @@
 //! Forwards one request to the upstream and its answer back: headers and body unmodified in
-//! substance (hop-by-hop headers dropped, `Origin` and `Referer` rewritten to the upstream's
-//! origin where the client sent them), event streams passed on chunk by chunk as they
-//! arrive. The exchange's `http` record gets the upstream's status and timing, or the cause
+//! substance (hop-by-hop headers dropped, and the caller's `Origin`, `Referer` and
+//! `Sec-Fetch-*`, which the relay checked and the upstream must not take as its own), event
+//! streams passed on chunk by chunk as they arrive. The exchange's `http` record gets the upstream's status and timing, or the cause
 //! of its failure (then the client gets `502`).
 
 use std::sync::Arc;
@@ -102,6 +102,10 @@ pub(crate) async fn other(
     if let Some(refused) = engine.guard.host_rejection(&request) {
         return refused;
     }
+    // The same rules as the MCP endpoint: a page of another origin drives no leg.
+    if let Some(rejection) = origin_rejection(&engine, request.headers().get(header::ORIGIN)) {
+        return rejection;
+    }
     let (parts, body) = request.into_parts();
     let face = Face::of(relay, &parts.headers);
     let mut url = match route(relay, parts.uri.path(), parts.uri.query()) {
@@ -115,6 +119,9 @@ pub(crate) async fn other(
         Leg::Forbidden(host) => return forbidden(&host),
         Leg::Mcp | Leg::NotFound => return StatusCode::NOT_FOUND.into_response(),
     };
+    if let Some(refused) = oauth_request_rejection(&parts.method, &parts.headers) {
+        return refused;
+    }
     let mut body = match read_request_body(body, engine.limits.max_body_bytes).await {
         Ok(body) => body,
         Err(Unread::TooLarge) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
@@ -226,7 +233,7 @@ async fn send(
     let request = relay
         .client
         .request(outgoing.method, target.clone())
-        .headers(forwarded(&outgoing.headers, &relay.upstream))
+        .headers(forwarded(&outgoing.headers))
         .body(outgoing.body);
     let started = Instant::now();
     let answer = match tokio::time::timeout(relay.timeout, request.send()).await {
@@ -318,24 +325,67 @@ async fn send(
     response
 }
 
-/// The client's headers as the upstream gets them.
-fn forwarded(headers: &HeaderMap, upstream: &Url) -> HeaderMap {
-    let origin = super::origin(upstream);
+/// What an OAuth leg or discovery document is asked with: `GET`, or a `POST` of JSON
+/// (registration) or a form (token, revocation). Anything else is refused, not forwarded:
+/// the legs reach hosts the relay was told about, never for a request of another kind.
+fn oauth_request_rejection(method: &Method, headers: &HeaderMap) -> Option<Response> {
+    match *method {
+        Method::GET | Method::HEAD => None,
+        Method::POST => {
+            let kind = headers
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            let accepted = ["application/json", "application/x-www-form-urlencoded"];
+            if accepted.iter().any(|a| kind.starts_with(a)) {
+                return None;
+            }
+            let shown = if kind.is_empty() {
+                "none"
+            } else {
+                kind.as_str()
+            };
+            Some(
+                (
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    axum::Json(json!({ "error": "invalid_request", "error_description": format!(
+                        "a relayed OAuth request carries `application/json` or `application/x-www-form-urlencoded`, not `{shown}`"
+                    ) })),
+                )
+                    .into_response(),
+            )
+        }
+        _ => Some(
+            (
+                StatusCode::METHOD_NOT_ALLOWED,
+                [(header::ALLOW, "GET, HEAD, POST")],
+                axum::Json(
+                    json!({ "error": "invalid_request", "error_description": format!(
+                    "the relay's OAuth legs take GET and POST, not {method}"
+                ) }),
+                ),
+            )
+                .into_response(),
+        ),
+    }
+}
+
+/// The client's headers as the upstream gets them: hop-by-hop headers dropped, and what a
+/// browser says of the page that sent the request (`Origin`, `Referer`, `Sec-Fetch-*`),
+/// which the relay checked itself and must not lend to the upstream.
+fn forwarded(headers: &HeaderMap) -> HeaderMap {
     let mut out = HeaderMap::new();
     for (name, value) in headers {
-        if NOT_FORWARDED.contains(&name.as_str()) {
+        let name_text = name.as_str();
+        if NOT_FORWARDED.contains(&name_text)
+            || name == header::ORIGIN
+            || name == header::REFERER
+            || name_text.starts_with("sec-fetch-")
+        {
             continue;
         }
-        // The client believes the relay is the server; an upstream that validates Origin
-        // (DNS rebinding protection) must see its own. Only values the client sent.
-        let value = if name == header::ORIGIN {
-            HeaderValue::from_str(&origin).unwrap_or_else(|_| value.clone())
-        } else if name == header::REFERER {
-            HeaderValue::from_str(&format!("{origin}/")).unwrap_or_else(|_| value.clone())
-        } else {
-            value.clone()
-        };
-        out.append(name.clone(), value);
+        out.append(name.clone(), value.clone());
     }
     out
 }
