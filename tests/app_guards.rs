@@ -258,19 +258,27 @@ async fn bad_guard_settings_are_problems_naming_the_entry() {
 }
 
 // The product guide, "Connect a client on another host": a tunnel in front of the MCP port
-// forwards the tunnel's own Host, and the client must get through; the Host check is the
-// user's opt-in (`allowedHosts`). Conformance `dns-rebinding-protection` holds once it is on.
+// forwards the tunnel's own Host. On a loopback bind the MCP port answers loopback names only
+// until the tunnel's name is listed (issue 41: a DNS-rebinding page reached every server,
+// and through a relay the upstream's), so conformance `dns-rebinding-protection` holds by
+// default.
 #[tokio::test]
-async fn the_app_accepts_tunnel_hosts_until_allowed_hosts_are_listed() {
+async fn the_app_refuses_other_hosts_on_loopback_until_a_tunnel_is_listed() {
     let app = App::start("guards-hosts");
     let url = app.app.mcp_url("echo");
     let local = format!("localhost:{}", app.app.mcp_port);
 
-    assert_eq!(
-        initialize(&url, &[(HOST, "abc-def.trycloudflare.com")]).await,
-        StatusCode::OK,
-        "a tunnel reaches the default server"
-    );
+    for (host, expected) in [
+        ("abc-def.trycloudflare.com", StatusCode::FORBIDDEN),
+        ("evil.example", StatusCode::FORBIDDEN),
+        (local.as_str(), StatusCode::OK),
+    ] {
+        assert_eq!(
+            initialize(&url, &[(HOST, host)]).await,
+            expected,
+            "Host {host} before the tunnel is listed"
+        );
+    }
 
     let (status, detail) = app
         .patch(
@@ -302,7 +310,7 @@ async fn the_app_accepts_tunnel_hosts_until_allowed_hosts_are_listed() {
             .iter()
             .filter(|s| **s == 403)
             .count(),
-        2
+        4
     );
     let (status, _) = app.api(Method::GET, "/servers/echo", None).await;
     assert_eq!(status, StatusCode::OK, "the UI port is untouched");

@@ -664,7 +664,16 @@ async fn discovery_starts_at_the_root_well_known_paths_and_the_issuer_follows_th
         json!([format!("http://127.0.0.1:{}/s/echo", app.app.mcp_port)])
     );
 
-    // A tunnel says https: the issuer is the tunnel's https origin.
+    // A tunnel says https: the issuer is the tunnel's https origin (its name is listed, as
+    // a loopback bind lets no other name in).
+    let (status, detail) = app
+        .api(
+            Method::PATCH,
+            "/servers/echo",
+            Some(json!({ "allowedHosts": ["*.trycloudflare.com"] })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{detail}");
     let tunnelled: Value = app
         .http
         .get(&metadata_url)
@@ -701,7 +710,13 @@ async fn discovery_starts_at_the_root_well_known_paths_and_the_issuer_follows_th
 /// OAuth, and the client is told why.
 #[tokio::test]
 async fn plain_http_to_a_lan_address_is_refused_with_the_reason() {
-    let app = App::start("oauth-lan");
+    // A LAN client reaches the app bound to every interface (the test connects over
+    // loopback, naming a LAN address as such a client does).
+    let dir = Scratch::new("oauth-lan");
+    let (mcp, ui) = free_ports();
+    let mut command = command_in(dir.path(), mcp, ui);
+    command.args(["--host", "0.0.0.0"]);
+    let app = App::around(Running::spawn(command, mcp, ui), dir);
     app.set_auth(json!({})).await;
     let lan = format!("192.168.1.20:{}", app.app.mcp_port);
 

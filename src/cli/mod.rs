@@ -103,10 +103,10 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
     let mcp_addr = SocketAddr::new(options.host, options.mcp_port);
     let api_url = format!("http://localhost:{}/api/v1", options.ui_port);
     let mcp_base = format!("http://{}:{}", display_host(options.host), options.mcp_port);
-    let registry = Arc::new(Registry::new(Arc::new(TrafficLog::new(
-        options.log_limit,
-        options.log_bytes,
-    ))));
+    let registry = Arc::new(Registry::new(
+        Arc::new(TrafficLog::new(options.log_limit, options.log_bytes)),
+        mcp_addr,
+    ));
     let attach = attach_socket(&registry).map_err(|source| CliError::Listen {
         addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
         option: "(the stdio attach socket, on any free port)",

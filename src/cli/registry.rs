@@ -2,6 +2,7 @@
 //! shared MCP listener. Add, rename and remove work while the listener runs.
 
 use std::collections::BTreeMap;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -32,14 +33,17 @@ pub(crate) struct Registry {
     servers: RwLock<BTreeMap<String, Hosted>>,
     pub(crate) log: Arc<TrafficLog>,
     next_source: AtomicU64,
+    /// Where the MCP listener binds: on loopback, every server checks `Host`.
+    mcp_addr: SocketAddr,
 }
 
 impl Registry {
-    pub(crate) fn new(log: Arc<TrafficLog>) -> Self {
+    pub(crate) fn new(log: Arc<TrafficLog>, mcp_addr: SocketAddr) -> Self {
         Registry {
             servers: RwLock::default(),
             log,
             next_source: AtomicU64::new(1),
+            mcp_addr,
         }
     }
 
@@ -63,6 +67,7 @@ impl Registry {
             self.log.clone(),
             source,
         )?;
+        engine.listening_on(self.mcp_addr);
         let endpoint = Endpoint::new(engine.clone(), &format!("/s/{name}/mcp"));
         let hosted = Hosted { engine, endpoint };
         let mut servers = self.write();
@@ -123,6 +128,7 @@ impl Registry {
             self.log.clone(),
             source,
         )?;
+        engine.listening_on(self.mcp_addr);
         let endpoint = Endpoint::new(engine.clone(), &format!("/s/{}/mcp", spec.name));
         // The guide revokes tokens only when OAuth itself changes: a rebuild for anything
         // else keeps the clients and tokens. A new name starts afresh, since tokens are

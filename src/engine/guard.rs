@@ -41,8 +41,8 @@ pub(crate) struct Guard {
     keys: RwLock<Keys>,
     hosts: Vec<HostPattern>,
     /// Set when the server listens on a loopback address: then only loopback names and the
-    /// allowed hosts reach it. The app leaves it off, since its guide sends tunnels (any
-    /// `Host`) to the MCP port; listing allowed hosts turns the check on anywhere.
+    /// allowed hosts reach it (a tunnel's name is one to list); listing allowed hosts turns
+    /// the check on anywhere.
     loopback_listener: AtomicBool,
 }
 

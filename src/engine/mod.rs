@@ -296,6 +296,12 @@ impl Engine {
         }))
     }
 
+    /// Records where clients reach the server: a loopback address turns its `Host` check on
+    /// (only loopback names and its allowed hosts), against DNS rebinding.
+    pub(crate) fn listening_on(&self, addr: std::net::SocketAddr) {
+        self.guard.bound_to(addr);
+    }
+
     /// The cassette being replayed, if any.
     pub(crate) fn replay(&self) -> Option<&Player> {
         self.replay.as_deref()
