@@ -1694,12 +1694,15 @@ async fn a_client_id_metadata_document_needs_the_oauth_cimd_feature() {
 }
 
 /// Client ID Metadata Documents: the `client_id` is a URL the server fetches (loopback
-/// http in tests); its `client_id` must be that URL exactly and its `redirect_uris`
-/// must hold the redirect URI.
+/// http in tests, which the server must allow); its `client_id` must be that URL exactly
+/// and its `redirect_uris` must hold the redirect URI.
 #[cfg(feature = "oauth-cimd")]
 #[tokio::test]
 async fn a_client_id_metadata_document_is_fetched_and_checked() {
-    let server = MockMcpServer::builder().oauth(OAuth::new()).start().await;
+    let server = MockMcpServer::builder()
+        .oauth(OAuth::new().client_metadata_on_loopback(true))
+        .start()
+        .await;
     let documents = DocumentServer::start().await;
     let good = documents.url("/client.json");
     documents.serve(
@@ -1756,11 +1759,56 @@ async fn a_client_id_metadata_document_is_fetched_and_checked() {
     }
 }
 
+/// Issue 41: the authorization endpoint fetched any loopback `client_id` URL for any web
+/// page (a port scan of this machine, blind GETs to the app's REST API). Unless the server
+/// allows loopback documents for a test, a `client_id` that leads to this machine or a
+/// private network is refused before any fetch, naming the reason.
+#[cfg(feature = "oauth-cimd")]
+#[tokio::test]
+async fn a_client_id_url_on_this_machine_or_a_private_network_is_not_fetched() {
+    // Arrange: a document the server could fetch, were it allowed to.
+    let server = MockMcpServer::builder().oauth(OAuth::new()).start().await;
+    let documents = DocumentServer::start().await;
+    let local = documents.url("/client.json");
+    documents.serve(
+        "/client.json",
+        json!({ "client_id": local, "client_name": "local", "redirect_uris": [REDIRECT] }),
+    );
+    let flow = Flow::new(&server);
+    let (_, challenge) = pkce();
+
+    // Act + Assert
+    for (client_id, says) in [
+        (local.as_str(), "client_metadata_on_loopback"),
+        ("https://127.0.0.1:9/client.json", "not a public address"),
+        ("https://10.0.0.1/client.json", "not a public address"),
+        (
+            "https://169.254.169.254/latest/meta-data",
+            "not a public address",
+        ),
+        ("https://[::1]/client.json", "not a public address"),
+        ("https://localhost/client.json", "names this machine"),
+        ("http://app.example.com/client.json", "https"),
+    ] {
+        let response = flow.authorize_raw(client_id, &challenge, &[]).await;
+        assert_eq!(
+            response.headers().get("access-control-allow-origin"),
+            None,
+            "no other origin reads the authorization endpoint's answer"
+        );
+        let description = assert_error(response, StatusCode::BAD_REQUEST, "invalid_client").await;
+        assert!(description.contains(says), "{client_id}: {description}");
+    }
+    assert_eq!(documents.fetched(), 0, "nothing was fetched");
+}
+
 /// A tiny loopback HTTP server for Client ID Metadata Documents.
 #[cfg(feature = "oauth-cimd")]
 struct DocumentServer {
     base: String,
     documents: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Value>>>,
+    /// Requests it got.
+    hits: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 #[cfg(feature = "oauth-cimd")]
@@ -1769,8 +1817,11 @@ impl DocumentServer {
         let documents: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Value>>> =
             Default::default();
         let shared = documents.clone();
+        let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = hits.clone();
         let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
             let shared = shared.clone();
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             async move {
                 let found = shared.lock().expect("the map").get(uri.path()).cloned();
                 match found {
@@ -1790,7 +1841,15 @@ impl DocumentServer {
         tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        DocumentServer { base, documents }
+        DocumentServer {
+            base,
+            documents,
+            hits,
+        }
+    }
+
+    fn fetched(&self) -> usize {
+        self.hits.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     fn url(&self, path: &str) -> String {

@@ -298,3 +298,134 @@ async fn the_challenge_and_the_resource_metadata_name_the_relay() {
         );
     }
 }
+
+/// A server on this machine that records every request it gets and answers 200: the app's
+/// REST API, say, which a hostile upstream would have the relay reach.
+async fn victim() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let app = axum::Router::new().fallback(move |request: axum::extract::Request| {
+        let record = record.clone();
+        async move {
+            record.lock().expect("the victim's list").push(format!(
+                "{} {}",
+                request.method(),
+                request.uri()
+            ));
+            "ok"
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a loopback port");
+    let authority = listener.local_addr().expect("its address").to_string();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (authority, seen)
+}
+
+/// An upstream whose resource metadata names `authorization_server` and whose MCP endpoint
+/// asks for a token, as a hostile one would.
+async fn naming_upstream(authorization_server: String) -> String {
+    let metadata = move || {
+        let authorization_server = authorization_server.clone();
+        async move {
+            axum::Json(json!({
+                "resource": "http://upstream.invalid/mcp",
+                "authorization_servers": [authorization_server],
+            }))
+        }
+    };
+    let app = axum::Router::new()
+        .route(
+            "/.well-known/oauth-protected-resource/mcp",
+            axum::routing::get(metadata.clone()),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource",
+            axum::routing::get(metadata),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a loopback port");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("its address"));
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    url
+}
+
+/// Issue 41: hosts an upstream's documents name join the `/_up` allow-list only when they
+/// are public; one on this machine (here standing for the app's REST API on its UI port)
+/// gets no leg, and the document keeps its URL as the upstream wrote it.
+#[tokio::test]
+async fn an_upstream_that_names_a_host_on_this_machine_gets_no_leg_to_it() {
+    // Arrange
+    let (victim, seen) = victim().await;
+    let upstream = naming_upstream(format!("http://{victim}")).await;
+    let relay = MockMcpServer::builder().relay_to(&upstream).start().await;
+    let http = reqwest::Client::new();
+    let base = relay.base_url();
+
+    // Act: discovery through the relay, then the leg a rewrite would have opened.
+    let document: Value = http
+        .get(format!("{base}/.well-known/oauth-protected-resource/mcp"))
+        .send()
+        .await
+        .expect("the relay answers")
+        .json()
+        .await
+        .expect("JSON");
+    let leg = http
+        .post(format!("{base}/_up/{victim}/api/v1/servers"))
+        .header("content-type", "application/json")
+        .body(r#"{"name":"pwned"}"#)
+        .send()
+        .await
+        .expect("the relay answers");
+
+    // Assert
+    assert_eq!(
+        document["authorization_servers"],
+        json!([format!("http://{victim}")]),
+        "not rewritten to an /_up leg"
+    );
+    assert_eq!(leg.status(), 403);
+    assert!(
+        seen.lock().expect("the victim's list").is_empty(),
+        "the victim was reached: {:?}",
+        seen.lock().expect("the victim's list")
+    );
+}
+
+/// The same host listed by the user in `upstream_auth_hosts` is reached: the check guards
+/// against the upstream, not against the user.
+#[tokio::test]
+async fn a_host_on_this_machine_the_user_listed_is_reached() {
+    // Arrange
+    let (victim, seen) = victim().await;
+    let upstream = naming_upstream(format!("http://{victim}")).await;
+    let relay = MockMcpServer::builder()
+        .relay_to(&upstream)
+        .relay_auth_hosts([format!("http://{victim}")])
+        .start()
+        .await;
+
+    // Act
+    let leg = reqwest::Client::new()
+        .get(format!(
+            "{}/_up/{victim}/.well-known/oauth-authorization-server",
+            relay.base_url()
+        ))
+        .send()
+        .await
+        .expect("the relay answers");
+
+    // Assert
+    assert_eq!(leg.status(), 200);
+    assert_eq!(
+        seen.lock().expect("the victim's list").as_slice(),
+        ["GET /.well-known/oauth-authorization-server"]
+    );
+}

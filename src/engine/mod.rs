@@ -39,6 +39,7 @@ pub(crate) mod oauth;
 pub(crate) mod pipeline;
 pub(crate) mod protocol;
 pub(crate) mod random;
+pub(crate) mod reach;
 pub(crate) mod schema;
 pub(crate) mod state;
 pub(crate) mod template;

@@ -50,10 +50,16 @@ pub struct OAuthSpec {
     /// token-endpoint-auth scenarios answer so.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub registration_substitutes_auth_method: bool,
-    /// Accept Client ID Metadata Documents: a `client_id` that is an `https` URL (or a
-    /// loopback `http` URL) the server fetches; advertised as
-    /// `client_id_metadata_document_supported`.
+    /// Accept Client ID Metadata Documents: a `client_id` that is an `https` URL the server
+    /// fetches from a public address; advertised as `client_id_metadata_document_supported`.
     pub client_id_metadata_documents: bool,
+    /// Fetch Client ID Metadata Documents from this machine too (`http` or `https` on a
+    /// loopback address or `localhost`), for tests that serve the document themselves; the
+    /// conformance presets that use metadata documents set it. Off, a `client_id` URL that
+    /// leads to this machine or a private network is refused: any web page could otherwise
+    /// make the server probe them.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub client_metadata_on_loopback: bool,
     /// Clients known before any registration (conformance `auth/pre-registration`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pre_registered_clients: Vec<PreRegisteredClient>,
@@ -123,6 +129,7 @@ impl Default for OAuthSpec {
             dynamic_registration: true,
             registration_substitutes_auth_method: false,
             client_id_metadata_documents: true,
+            client_metadata_on_loopback: false,
             pre_registered_clients: Vec::new(),
             require_application_type: false,
             scopes_supported: Vec::new(),

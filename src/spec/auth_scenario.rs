@@ -391,7 +391,10 @@ impl AuthScenario {
                 s.issuer_path = Some("/tenant1".into());
                 s.authorization_server_metadata = vec![AuthServerMetadata::OpenIdAppended];
             }
-            S::BasicCimd => s.client_id_metadata_documents = true,
+            S::BasicCimd => {
+                s.client_id_metadata_documents = true;
+                s.client_metadata_on_loopback = true;
+            }
             S::ScopeFromWwwAuthenticate => s.challenge_scope = Some("mcp:basic".into()),
             S::ScopeFromScopesSupported => {
                 s.scopes_supported = strings(&["mcp:basic", "mcp:read", "mcp:write"]);
@@ -439,6 +442,7 @@ impl AuthScenario {
                 s.scopes_supported = strings(&["mcp:basic"]);
                 s.offline_access = true;
                 s.client_id_metadata_documents = true;
+                s.client_metadata_on_loopback = true;
             }
             S::OfflineAccessNotSupported => {
                 s.scopes_supported = strings(&["mcp:basic", "mcp:read"]);

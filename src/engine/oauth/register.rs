@@ -1,6 +1,7 @@
 //! How clients become known: Dynamic Client Registration (RFC 7591) and Client ID Metadata
 //! Documents (draft-ietf-oauth-client-id-metadata-document), where the `client_id` is a URL
-//! the server fetches. The fetch is bounded (64 KiB, 5 s, no redirects) and needs the
+//! the server fetches. The fetch is bounded (64 KiB, 5 s, no redirects), goes to public
+//! addresses only (this machine too where the spec allows it, for tests) and needs the
 //! `oauth-cimd` feature; without it a metadata-document `client_id` is refused, saying so.
 
 #[cfg(feature = "oauth-cimd")]
@@ -24,29 +25,36 @@ const MAX_DOCUMENT_BYTES: usize = 64 * 1024;
 #[cfg(feature = "oauth-cimd")]
 const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Fetches Client ID Metadata Documents; its HTTP client is built on first use, so
+/// Fetches Client ID Metadata Documents; its HTTP clients are built on first use, so
 /// servers whose clients never use a metadata document pay nothing at start. Only with the
 /// `oauth-cimd` feature; without it no document is fetched ([`cimd_unavailable`]).
 #[cfg(feature = "oauth-cimd")]
 #[derive(Debug, Default)]
 pub(super) struct Fetcher {
-    client: std::sync::OnceLock<Option<reqwest::Client>>,
+    /// Connects to public addresses only, whatever a name resolves to.
+    public: std::sync::OnceLock<Option<reqwest::Client>>,
+    /// For a document on this machine, where the spec allows it.
+    local: std::sync::OnceLock<Option<reqwest::Client>>,
 }
 
 #[cfg(feature = "oauth-cimd")]
 impl Fetcher {
-    fn client(&self) -> Option<&reqwest::Client> {
-        self.client
-            .get_or_init(|| {
-                reqwest::Client::builder()
-                    .redirect(reqwest::redirect::Policy::none())
-                    .timeout(FETCH_TIMEOUT)
-                    .no_proxy()
-                    .user_agent(concat!("mcp-decoy/", env!("CARGO_PKG_VERSION")))
-                    .build()
-                    .ok()
-            })
-            .as_ref()
+    fn client(&self, local: bool) -> Option<&reqwest::Client> {
+        let build = || {
+            let builder = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .timeout(FETCH_TIMEOUT)
+                .no_proxy()
+                .user_agent(concat!("mcp-decoy/", env!("CARGO_PKG_VERSION")));
+            let builder = if local {
+                builder
+            } else {
+                builder.dns_resolver(crate::engine::reach::PublicOnly::all())
+            };
+            builder.build().ok()
+        };
+        let cell = if local { &self.local } else { &self.public };
+        cell.get_or_init(build).as_ref()
     }
 }
 
@@ -329,28 +337,51 @@ pub(super) async fn metadata_document_client(
     let invalid = |reason: String| OAuthError::bad("invalid_client", reason);
     let url = url::Url::parse(client_id)
         .map_err(|e| invalid(format!("client_id `{client_id}` is not a URL ({e})")))?;
+    if !cfg!(feature = "oauth-cimd") {
+        return Err(invalid(cimd_unavailable(client_id)));
+    }
+    // A document on this machine only where a test asked for it: any web page can send a
+    // browser to the authorization endpoint with a `client_id` URL of its choosing.
     let loopback = url.host_str().is_some_and(is_loopback);
+    let local = loopback && oauth.spec.client_metadata_on_loopback;
     match url.scheme() {
         "https" => {}
-        "http" if loopback => {}
-        _ => {
+        "http" if local => {}
+        "http" if loopback => {
             return Err(invalid(format!(
-                "client_id `{client_id}` must be an https URL (or http on loopback, for tests) to be a Client ID Metadata Document"
+                "client_id `{client_id}` is on this machine; the server fetches metadata documents from public https URLs only, unless the server allows loopback ones for tests (`client_metadata_on_loopback`)"
             )));
         }
+        _ => {
+            return Err(invalid(format!(
+                "client_id `{client_id}` must be an https URL to be a Client ID Metadata Document"
+            )));
+        }
+    }
+    if !local
+        && let Some(reason) = url
+            .host()
+            .as_ref()
+            .and_then(crate::engine::reach::local_host)
+    {
+        return Err(invalid(format!(
+            "client_id `{client_id}`: {reason}; the server fetches metadata documents from public addresses only{}",
+            if loopback {
+                ", unless the server allows loopback ones for tests (`client_metadata_on_loopback`)"
+            } else {
+                ""
+            }
+        )));
     }
     if url.path() == "/" || url.path().is_empty() || url.fragment().is_some() {
         return Err(invalid(format!(
             "client_id `{client_id}` must have a path and no fragment (Client ID Metadata Document section 3)"
         )));
     }
-    if !cfg!(feature = "oauth-cimd") {
-        return Err(invalid(cimd_unavailable(client_id)));
-    }
     if let Some(problem) = tls_problem(&url, cfg!(feature = "decoy-cli")) {
         return Err(invalid(problem));
     }
-    let body = fetch(oauth, url, client_id).await?;
+    let body = fetch(oauth, url, client_id, local).await?;
     let Ok(Value::Object(document)) = serde_json::from_slice::<Value>(&body) else {
         return Err(invalid(format!(
             "the client metadata document `{client_id}` is not a JSON object"
@@ -413,9 +444,14 @@ pub(super) async fn metadata_document_client(
 /// The body of the metadata document at `url`: 200 only, no redirects, at most
 /// [`MAX_DOCUMENT_BYTES`].
 #[cfg(feature = "oauth-cimd")]
-async fn fetch(oauth: &AuthServer, url: url::Url, client_id: &str) -> Result<Vec<u8>, OAuthError> {
+async fn fetch(
+    oauth: &AuthServer,
+    url: url::Url,
+    client_id: &str,
+    local: bool,
+) -> Result<Vec<u8>, OAuthError> {
     let invalid = |reason: String| OAuthError::bad("invalid_client", reason);
-    let Some(http) = oauth.fetcher.client() else {
+    let Some(http) = oauth.fetcher.client(local) else {
         return Err(invalid(
             "the server could not build its HTTP client to fetch client metadata documents".into(),
         ));
@@ -460,7 +496,12 @@ async fn fetch(oauth: &AuthServer, url: url::Url, client_id: &str) -> Result<Vec
 
 /// Without `oauth-cimd` nothing is fetched: [`metadata_document_client`] has refused already.
 #[cfg(not(feature = "oauth-cimd"))]
-async fn fetch(_: &AuthServer, _: url::Url, client_id: &str) -> Result<Vec<u8>, OAuthError> {
+async fn fetch(
+    _: &AuthServer,
+    _: url::Url,
+    client_id: &str,
+    _: bool,
+) -> Result<Vec<u8>, OAuthError> {
     Err(OAuthError::bad(
         "invalid_client",
         cimd_unavailable(client_id),
@@ -480,7 +521,7 @@ fn cimd_unavailable(client_id: &str) -> String {
 fn tls_problem(url: &url::Url, has_tls: bool) -> Option<String> {
     (url.scheme() == "https" && !has_tls).then(|| {
         format!(
-            "client_id `{url}` is an https URL, but this build of mcp-decoy has no TLS: the library fetches only loopback http documents (use `http://127.0.0.1:PORT/...` in tests); the app (feature `decoy-cli`) fetches https"
+            "client_id `{url}` is an https URL, but this build of mcp-decoy has no TLS: the library fetches only loopback http documents (use `http://127.0.0.1:PORT/...` in tests, with `client_metadata_on_loopback`); the app (feature `decoy-cli`) fetches https"
         )
     })
 }

@@ -53,6 +53,7 @@ async fn answer(
             &[Method::GET, Method::HEAD, Method::OPTIONS]
         }
         Endpoint::Authorize => &[Method::GET, Method::POST],
+        Endpoint::Consent => &[Method::POST],
         _ => &[Method::POST, Method::OPTIONS],
     };
     if !allowed.contains(&method) {
@@ -72,7 +73,10 @@ async fn answer(
         }
         return response;
     }
-    // Browser-based clients fetch metadata and call the token endpoint cross-origin.
+    // Browser-based clients fetch metadata, register and call the token and revocation
+    // endpoints cross-origin. Authorization and consent are pages the browser navigates to:
+    // no other origin gets to read their answers (a page would approve its own consent).
+    let cross_origin = !matches!(endpoint, Endpoint::Authorize | Endpoint::Consent);
     if method == Method::OPTIONS {
         return cors(StatusCode::NO_CONTENT.into_response());
     }
@@ -90,7 +94,11 @@ async fn answer(
         Endpoint::Register => register::register(engine, oauth, &context, request).await,
         Endpoint::Revoke => revoke::revoke(oauth, request).await,
     };
-    cors(response)
+    if cross_origin {
+        cors(response)
+    } else {
+        response
+    }
 }
 
 fn cors(mut response: Response) -> Response {

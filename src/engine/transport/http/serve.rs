@@ -66,7 +66,7 @@ pub(crate) fn spawn(
         }
     };
     // Served alone on loopback, the engine refuses other Host names (DNS rebinding).
-    engine.guard.bound_to(addr);
+    engine.listening_on(addr);
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let (stopped_tx, stopped_rx) = oneshot::channel::<()>();
     let scope = CancellationToken::new();

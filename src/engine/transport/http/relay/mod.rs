@@ -19,12 +19,13 @@ pub(crate) mod sse;
 pub(crate) mod tap;
 pub(crate) mod trust;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, RwLock};
 use std::time::Duration;
 
 use url::Url;
 
+use crate::engine::reach::{PublicOnly, local_host};
 use crate::error::Error;
 use crate::spec::{Fault, ServerSpec};
 
@@ -54,6 +55,11 @@ pub(crate) struct Relay {
     hosts: Mutex<HashMap<String, String>>,
     /// How many of `hosts` discovery added (bounded).
     discovered: Mutex<usize>,
+    /// The names discovery added, which the client resolves to public addresses only: an
+    /// upstream's documents never lead the relay to this machine or its private network.
+    learned_names: std::sync::Arc<Mutex<HashSet<String>>>,
+    /// The names the user or the upstream URL gave, which may be anywhere.
+    given_names: HashSet<String>,
     /// The upstream's real `resource` (RFC 9728), once its metadata passed through.
     real_resource: Mutex<Option<String>>,
     /// The MCP endpoint's path on our listener (`/mcp`, `/s/NAME/mcp`).
@@ -71,11 +77,17 @@ impl Relay {
         let upstream = upstream_url(upstream)?;
         let timeout = Duration::from_millis(spec.upstream_timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS));
         let mut hosts = HashMap::new();
+        let mut given_names = HashSet::new();
         hosts.insert(authority(&upstream), origin(&upstream));
+        given_names.extend(upstream.host_str().map(str::to_ascii_lowercase));
         for entry in &spec.upstream_auth_hosts {
             let (authority, origin) = allowed_host(entry)?;
+            if let Ok(url) = Url::parse(&origin) {
+                given_names.extend(url.host_str().map(str::to_ascii_lowercase));
+            }
             hosts.insert(authority, origin);
         }
+        let learned_names = std::sync::Arc::<Mutex<HashSet<String>>>::default();
         let ca_file = spec.upstream_ca_file.as_deref();
         let extra_roots = ca_file.map(trust::certificates).transpose()?;
         let client = reqwest::Client::builder()
@@ -85,6 +97,7 @@ impl Relay {
             .tcp_nodelay(true)
             .pool_max_idle_per_host(32)
             .tls_certs_merge(extra_roots.unwrap_or_default())
+            .dns_resolver(PublicOnly::listed(learned_names.clone()))
             .build()
             .map_err(|error| trust::build_error(ca_file, &error))?;
         Ok(Some(Relay {
@@ -93,6 +106,8 @@ impl Relay {
             timeout,
             hosts: Mutex::new(hosts),
             discovered: Mutex::new(0),
+            learned_names,
+            given_names,
             real_resource: Mutex::new(None),
             mount: RwLock::new("/mcp".into()),
             streams: std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_OPEN_STREAMS)),
@@ -122,13 +137,22 @@ impl Relay {
         hosts.get(&authority.to_ascii_lowercase()).cloned()
     }
 
-    /// Allows the host of `url`, which discovery is handing out; whether it is allowed
-    /// (the bound reached refuses new ones).
+    /// Allows the host of `url`, which discovery is handing out; whether it is allowed.
+    /// The bound reached refuses new ones, and so does a host that is no public one (this
+    /// machine, its private network) unless the user listed it in `upstream_auth_hosts`:
+    /// a hostile upstream naming the app's own REST API gets no leg to it.
     pub(crate) fn discover(&self, url: &Url) -> bool {
         let key = authority(url);
         let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
         if hosts.contains_key(&key) {
             return true;
+        }
+        let Some(host) = url.host() else {
+            return false;
+        };
+        if let Some(reason) = local_host(&host) {
+            tracing::warn!(url = %url, %reason, "mcp-decoy: the relay does not reach a host the upstream named; list it in upstream_auth_hosts to allow it");
+            return false;
         }
         let mut discovered = self.discovered.lock().unwrap_or_else(|p| p.into_inner());
         if *discovered >= MAX_DISCOVERED_HOSTS {
@@ -136,6 +160,14 @@ impl Relay {
         }
         *discovered += 1;
         hosts.insert(key, origin(url));
+        if let Some(name) = url.domain().map(str::to_ascii_lowercase)
+            && !self.given_names.contains(&name)
+        {
+            self.learned_names
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(name);
+        }
         true
     }
 
