@@ -359,7 +359,7 @@ async fn the_timeline_shows_the_handshake_the_unanswered_list_change_and_the_cal
         );
     }
 
-    // Include secrets: the API key comes back; the bearer token was never in the log.
+    // Include secrets: neither the API key nor the bearer token was ever in the log.
     b.click("tab-logs").await;
     b.click("har-secrets").await;
     let revealed = link(&ui, "export-har").await;
@@ -369,9 +369,10 @@ async fn the_timeline_shows_the_handshake_the_unanswered_list_change_and_the_cal
     );
     let (_, body, har) = download_json(&ui, &revealed).await;
     let first = &har["log"]["entries"][0];
-    assert_eq!(har_headers(first, "x-api-key"), [API_KEY]);
+    assert_eq!(har_headers(first, "x-api-key"), ["[redacted]"]);
     assert_eq!(har_headers(first, "authorization"), ["Bearer [redacted]"]);
     assert!(!body.contains(TOKEN), "the log never kept the bearer token");
+    assert!(!body.contains(API_KEY), "the log never kept the API key");
 
     // The client leaves: its GET stream ends, and the HAR folds the end into the exchange
     // that opened it instead of adding an entry.

@@ -1294,6 +1294,56 @@ async fn an_expired_token_is_invalid_token_and_a_refresh_rotates_both() {
     assert_error(again, StatusCode::BAD_REQUEST, "invalid_grant").await;
 }
 
+/// OAuth 2.1 section 4.3.1 (issue 41): a refresh token used a second time was stolen, or
+/// its client lost track; the reuse revokes every live token of its grant, the pair its
+/// first use issued included.
+#[tokio::test]
+async fn a_rotated_refresh_token_used_again_revokes_its_grants_tokens() {
+    // Arrange: a grant whose refresh token was rotated once.
+    let server = MockMcpServer::builder().oauth(OAuth::new()).start().await;
+    let flow = Flow::new(&server);
+    let (client, tokens) = flow.tokens().await;
+    let refresh = tokens["refresh_token"].as_str().expect("a refresh token");
+    let form = [
+        ("grant_type", "refresh_token"),
+        ("refresh_token", refresh),
+        ("client_id", client.id.as_str()),
+    ];
+    let rotated = flow.token_raw(&form, None).await;
+    assert_eq!(rotated.status(), StatusCode::OK);
+    let fresh: Value = rotated.json().await.expect("JSON");
+    assert_eq!(
+        flow.mcp(fresh["access_token"].as_str()).await.status(),
+        StatusCode::OK
+    );
+
+    // Act: the old refresh token again.
+    let reused = flow.token_raw(&form, None).await;
+
+    // Assert: refused, and the grant's tokens are gone.
+    let description = assert_error(reused, StatusCode::BAD_REQUEST, "invalid_grant").await;
+    assert!(description.contains("already used"), "{description}");
+    let after = flow.mcp(fresh["access_token"].as_str()).await;
+    assert_challenge(&after, StatusCode::UNAUTHORIZED, Some("invalid_token"));
+    let fresh_refresh = fresh["refresh_token"].as_str().expect("a refresh token");
+    let again = flow
+        .token_raw(
+            &[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", fresh_refresh),
+                ("client_id", client.id.as_str()),
+            ],
+            None,
+        )
+        .await;
+    assert_error(again, StatusCode::BAD_REQUEST, "invalid_grant").await;
+    assert!(
+        server.oauth().tokens().is_empty(),
+        "{:?}",
+        server.oauth().tokens()
+    );
+}
+
 /// A revoked token is `invalid_token` (by the handle, or by the client at the RFC 7009
 /// revocation endpoint); revoking a refresh token leaves the access token valid.
 #[tokio::test]

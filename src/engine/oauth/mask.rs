@@ -23,20 +23,58 @@ fn is_secret(name: &str) -> bool {
     SECRETS.contains(&name)
 }
 
+/// Headers whose values are credentials, as the capture keeps them ([`header`]).
+const CREDENTIAL_HEADERS: [&str; 6] = [
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+    "x-api-key",
+    "api-key",
+];
+
 /// Whether the capture keeps only a part of this header's value ([`header`]).
 pub(crate) fn is_masked_header(name: &str) -> bool {
-    name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("proxy-authorization")
+    CREDENTIAL_HEADERS
+        .iter()
+        .any(|masked| name.eq_ignore_ascii_case(masked))
 }
 
-/// A header value as captured: `Authorization` keeps only its scheme.
+/// A header value as captured: `Authorization` keeps only its scheme, a cookie its name
+/// (and a `Set-Cookie` its attributes), an API key nothing.
 pub(crate) fn header(name: &str, value: String) -> String {
     if !is_masked_header(name) {
         return value;
     }
-    match value.split_once(' ') {
-        Some((scheme, _)) => format!("{scheme} {MASK}"),
-        None => MASK.to_string(),
+    if name.eq_ignore_ascii_case("cookie") {
+        return value
+            .split(';')
+            .map(|pair| match pair.split_once('=') {
+                Some((cookie, _)) => format!("{}={MASK}", cookie.trim()),
+                None => pair.trim().to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
     }
+    if name.eq_ignore_ascii_case("set-cookie") {
+        let (pair, attributes) = value.split_once(';').unwrap_or((&value, ""));
+        let cookie = pair.split_once('=').map_or(pair, |(cookie, _)| cookie);
+        let attributes = if attributes.is_empty() {
+            String::new()
+        } else {
+            format!(";{attributes}")
+        };
+        return format!("{}={MASK}{attributes}", cookie.trim());
+    }
+    if name.eq_ignore_ascii_case("authorization")
+        || name.eq_ignore_ascii_case("proxy-authorization")
+    {
+        return match value.split_once(' ') {
+            Some((scheme, _)) => format!("{scheme} {MASK}"),
+            None => MASK.to_string(),
+        };
+    }
+    MASK.to_string()
 }
 
 /// `a=1&code=xyz` → `a=1&code=[redacted]`; the text is otherwise kept as it was.
@@ -153,5 +191,32 @@ mod tests {
             text,
             json!("grant_type=refresh_token&refresh_token=[redacted]")
         );
+    }
+}
+
+#[cfg(test)]
+mod header_tests {
+    use super::*;
+
+    #[test]
+    fn credential_headers_keep_what_says_which_credential_and_nothing_of_its_value() {
+        for (name, value, kept) in [
+            ("Authorization", "Bearer abc", "Bearer [redacted]"),
+            (
+                "cookie",
+                "session=abc; theme=dark",
+                "session=[redacted]; theme=[redacted]",
+            ),
+            (
+                "set-cookie",
+                "session=abc; Path=/; HttpOnly",
+                "session=[redacted]; Path=/; HttpOnly",
+            ),
+            ("X-API-Key", "k-123", "[redacted]"),
+            ("api-key", "k-123", "[redacted]"),
+            ("content-type", "application/json", "application/json"),
+        ] {
+            assert_eq!(header(name, value.to_string()), kept, "{name}");
+        }
     }
 }

@@ -134,6 +134,9 @@ struct Records {
     codes: Bounded<Code>,
     access: Bounded<Token>,
     refresh: Bounded<Token>,
+    /// Refresh tokens already used once, by their text: a second use is a stolen token's,
+    /// and revokes what the grant issued since (OAuth 2.1 section 4.3.1).
+    rotated: Bounded<store::Rotated>,
     pending: Bounded<Pending>,
     consent: Consent,
     /// Bumped by each authorization-server migration: the issuer changes and the clients
@@ -152,6 +155,7 @@ impl AuthServer {
             codes: Bounded::new(MAX_CODES),
             access: Bounded::new(MAX_TOKENS),
             refresh: Bounded::new(MAX_TOKENS),
+            rotated: Bounded::new(MAX_TOKENS),
             pending: Bounded::new(MAX_PENDING_CONSENTS),
             consent: spec.consent,
             generation: 0,
@@ -210,6 +214,7 @@ impl AuthServer {
             .count();
         state.access.clear();
         state.refresh.clear();
+        state.rotated.clear();
         count
     }
 
@@ -233,6 +238,7 @@ impl AuthServer {
         state.codes.clear();
         state.access.clear();
         state.refresh.clear();
+        state.rotated.clear();
         state.pending.clear();
     }
 

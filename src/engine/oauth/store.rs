@@ -153,6 +153,15 @@ pub(super) struct Token {
     pub(super) code: Option<String>,
 }
 
+/// A refresh token that was rotated: what its second use revokes.
+#[derive(Debug, Clone)]
+pub(super) struct Rotated {
+    /// The code the grant started with: every token of the grant carries it.
+    pub(super) family: Option<String>,
+    /// The ids of the tokens its rotation issued (all there is to revoke without a code).
+    pub(super) successors: Vec<String>,
+}
+
 impl Token {
     pub(super) fn expired(&self, now: SystemTime) -> bool {
         self.expires_at.is_some_and(|at| now >= at)

@@ -14,7 +14,7 @@ use subtle::ConstantTimeEq;
 
 use super::issuer::Context;
 use super::params::{self, Params};
-use super::store::{Client, ClientOrigin, Token};
+use super::store::{Client, ClientOrigin, Rotated, Token};
 use super::{AuthServer, OAuthError, Records, TokenKind, after, no_store, secret};
 use crate::engine::Engine;
 use crate::spec::TokenEndpointAuthMethod;
@@ -314,6 +314,24 @@ fn refresh_grant(
     let now = engine.clock.now();
     let mut state = oauth.lock();
     let Some(old) = state.refresh.get(presented).cloned() else {
+        if let Some(rotated) = state.rotated.remove(presented) {
+            // A used refresh token again: whoever holds it stole it, or the client lost
+            // track; either way the grant's live tokens go (OAuth 2.1 section 4.3.1).
+            let revoked = match &rotated.family {
+                Some(code) => {
+                    state
+                        .access
+                        .remove_where(|t| t.code.as_deref() == Some(code))
+                        + state
+                            .refresh
+                            .remove_where(|t| t.code.as_deref() == Some(code))
+                }
+                None => revoke_family(&mut state, &rotated.successors),
+            };
+            return Err(OAuthError::grant(format!(
+                "the refresh token was already used (refresh tokens rotate on each use); its reuse revoked the {revoked} live tokens of its grant"
+            )));
+        }
         return Err(OAuthError::grant(
             "the refresh token is unknown, revoked, or already used (refresh tokens rotate on each use)",
         ));
@@ -366,6 +384,13 @@ fn refresh_grant(
     {
         stored.issued.extend(issued.ids.iter().cloned());
     }
+    state.rotated.insert(
+        presented.to_string(),
+        Rotated {
+            family: old.code.clone(),
+            successors: issued.ids.clone(),
+        },
+    );
     Ok(issued.body)
 }
 

@@ -13,8 +13,9 @@
 //!   of `Authorization`, `Proxy-Authorization` (both keep their scheme), `Cookie`,
 //!   `Set-Cookie`, `X-API-Key` and `Api-Key`, and the OAuth fields ([`SECRET_FIELDS`]) of
 //!   the query and of form bodies. JSON bodies are not masked (a tool's `token` argument is
-//!   the user's test data), and what the log itself masks (an `Authorization` header's
-//!   credentials, OAuth bodies) was never kept, so `secrets=true` cannot bring it back.
+//!   the user's test data), and what the log itself masks (the credentials of
+//!   `Authorization`, cookies and API-key headers, OAuth bodies) was never kept, so
+//!   `secrets=true` cannot bring it back.
 //!
 //! Memory: one pass collects the stream ends' lifetimes (two numbers per stream), a second
 //! serializes the entries a chunk of records at a time as the client reads, like the JSONL
