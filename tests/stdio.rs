@@ -466,15 +466,14 @@ async fn a_command_for_a_dropped_fixture_fails_saying_so() {
 async fn a_wrong_token_is_refused_by_name() {
     let server = MockMcpServer::builder().start().await;
     let command = server.stdio_command_with(BINARY).expect("a command");
-    let mut args: Vec<String> = command
+    let args: Vec<String> = command
         .get_args()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let token = args.len() - 1;
-    args[token] = "0".repeat(32);
 
     let output = tokio::process::Command::new(BINARY)
         .args(&args)
+        .env("MCP_DECOY_ATTACH_TOKEN", "0".repeat(32))
         .stdin(Stdio::null())
         .output()
         .await
@@ -484,6 +483,53 @@ async fn a_wrong_token_is_refused_by_name() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("token does not match"), "{stderr}");
     assert!(server.sessions().is_empty());
+}
+
+/// Issue 41: the attach token travels in the child's environment, not its command line,
+/// which every local user can read (`/proc/PID/cmdline`, `ps`).
+#[tokio::test]
+async fn the_attach_token_is_in_the_environment_not_on_the_command_line() {
+    // Arrange + Act
+    let server = MockMcpServer::builder().start().await;
+    let command = server.stdio_command_with(BINARY).expect("a command");
+
+    // Assert
+    let token = command
+        .get_envs()
+        .find(|(name, _)| *name == "MCP_DECOY_ATTACH_TOKEN")
+        .and_then(|(_, value)| value)
+        .map(|v| v.to_string_lossy().into_owned())
+        .expect("the token in the environment");
+    assert_eq!(token.len(), 32, "{token}");
+    let args: Vec<String> = command
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    assert!(!args.iter().any(|a| a.contains(&token)), "{args:?}");
+    assert!(!args.iter().any(|a| a == "--token"), "{args:?}");
+}
+
+/// A bridge without any token says where it belongs.
+#[tokio::test]
+async fn an_attach_without_a_token_says_where_it_goes() {
+    let server = MockMcpServer::builder().start().await;
+    let command = server.stdio_command_with(BINARY).expect("a command");
+    let args: Vec<String> = command
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+
+    let output = tokio::process::Command::new(BINARY)
+        .args(&args)
+        .env_remove("MCP_DECOY_ATTACH_TOKEN")
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("run the command");
+
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("MCP_DECOY_ATTACH_TOKEN"), "{stderr}");
 }
 
 // ---------------------------------------------------------------------------------------

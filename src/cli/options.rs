@@ -68,8 +68,8 @@ pub enum Command {
     Stdio(StdioArgs),
 }
 
-/// `mcp-decoy stdio NAME [--log-file F]`, or `mcp-decoy stdio --attach ADDR --token T` as
-/// a test fixture's command runs it.
+/// `mcp-decoy stdio NAME [--log-file F]`, or `mcp-decoy stdio --attach ADDR` (the token in
+/// `MCP_DECOY_ATTACH_TOKEN`) as a test fixture's command runs it.
 #[derive(Debug, Clone, Args)]
 pub struct StdioArgs {
     /// The server of servers.json to serve.
@@ -79,10 +79,12 @@ pub struct StdioArgs {
     /// the config directory.
     #[arg(long, value_name = "path")]
     pub log_file: Option<PathBuf>,
-    /// Serve from the fixture or app listening here (written by `stdio_command`).
-    #[arg(long, value_name = "address", requires = "token", conflicts_with_all = ["name", "log_file"])]
+    /// Serve from the fixture or app listening here (written by `stdio_command`), with the
+    /// socket's token in MCP_DECOY_ATTACH_TOKEN.
+    #[arg(long, value_name = "address", conflicts_with_all = ["name", "log_file"])]
     pub attach: Option<std::net::SocketAddr>,
-    /// The secret the attach socket expects.
+    /// The secret the attach socket expects, when not in MCP_DECOY_ATTACH_TOKEN (a command
+    /// line is visible to every local user).
     #[arg(long, value_name = "token", requires = "attach")]
     pub token: Option<String>,
 }

@@ -1,9 +1,9 @@
 //! `mcp-decoy stdio`: one server as a process on stdin and stdout, for clients that spawn
 //! their servers (Claude Desktop, Cursor, VS Code, every SDK's stdio client).
 //!
-//! - `mcp-decoy stdio --attach ADDR --token T`: the bridge a test fixture's
-//!   `stdio_command` runs (`bridge.rs`); the fixture serves, this process only plays its
-//!   output.
+//! - `mcp-decoy stdio --attach ADDR` with the token in `MCP_DECOY_ATTACH_TOKEN`: the bridge
+//!   a test fixture's `stdio_command` runs (`bridge.rs`); the fixture serves, this process
+//!   only plays its output.
 //! - `mcp-decoy stdio NAME`: when an app runs with the config directory, the same bridge to
 //!   the app's server `NAME`, so the traffic shows in the app's logs, UI and log stream;
 //!   otherwise the server of `servers.json` served in this process (`local.rs`), its log in
@@ -20,10 +20,23 @@ use std::path::Path;
 use super::StdioArgs;
 use super::runtime_file;
 
+use crate::engine::transport::attach::TOKEN_ENV as ATTACH_TOKEN_ENV;
+
 /// Runs the command and returns the process's exit status.
 pub async fn run(args: &StdioArgs, config_dir: &Path) -> i32 {
-    if let (Some(addr), Some(token)) = (args.attach, args.token.as_deref()) {
-        return bridge::run(addr, token, None)
+    if let Some(addr) = args.attach {
+        let token = args.token.clone().or_else(|| {
+            std::env::var(ATTACH_TOKEN_ENV)
+                .ok()
+                .filter(|t| !t.is_empty())
+        });
+        let Some(token) = token else {
+            eprintln!(
+                "mcp-decoy stdio: --attach needs the attach socket's token in {ATTACH_TOKEN_ENV}"
+            );
+            return 2;
+        };
+        return bridge::run(addr, &token, None)
             .await
             .unwrap_or_else(|error| {
                 eprintln!("mcp-decoy stdio: {error}");

@@ -7,6 +7,11 @@
 
 pub(crate) mod frame;
 
+/// Where `mcp-decoy stdio --attach` reads the attach socket's token: the environment, since a
+/// command line shows in every local user's process list and the environment only to the
+/// process's owner.
+pub(crate) const TOKEN_ENV: &str = "MCP_DECOY_ATTACH_TOKEN";
+
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
