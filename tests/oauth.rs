@@ -1990,6 +1990,71 @@ async fn the_consent_page_approves_or_denies() {
     }
 }
 
+/// The request id a consent page's form carries.
+fn consent_request_id(html: &str) -> String {
+    html.split(r#"name="request" value=""#)
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the request id in the form")
+        .to_string()
+}
+
+/// Issue 41: a page of another origin that opened the authorization endpoint itself (so it
+/// knows the consent id) cannot answer the consent form, and a flood of authorization
+/// requests for one client pushes out that client's pending consents only.
+#[tokio::test]
+async fn a_consent_is_answered_from_its_own_page_only_and_a_flood_evicts_only_its_own() {
+    // Arrange: a consent pending for the victim's client, then 1,000 for another client.
+    let server = MockMcpServer::builder()
+        .oauth(OAuth::new().consent(Consent::Page))
+        .start()
+        .await;
+    let flow = Flow::new(&server);
+    let victim = flow.register("none").await;
+    let flooder = flow.register("none").await;
+    let (_, challenge) = pkce();
+    let page = flow.authorize_raw(&victim.id, &challenge, &[]).await;
+    let victims = consent_request_id(&page.text().await.expect("a page"));
+    let mut flooded = Vec::new();
+    for _ in 0..1_000 {
+        let page = flow.authorize_raw(&flooder.id, &challenge, &[]).await;
+        flooded.push(consent_request_id(&page.text().await.expect("a page")));
+    }
+    let answer = |request: &str, origin: Option<&str>| {
+        let form = form_urlencoded::Serializer::new(String::new())
+            .extend_pairs([("request", request), ("decision", "approve")])
+            .finish();
+        let mut post = flow
+            .http
+            .post(flow.url("/oauth/consent"))
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(form);
+        if let Some(origin) = origin {
+            post = post.header("origin", origin);
+        }
+        post.send()
+    };
+    let own_origin = server.base_url();
+
+    // Act + Assert: another origin is refused and leaves the consent pending.
+    let foreign = answer(&victims, Some("http://evil.example"))
+        .await
+        .expect("answers");
+    let description = assert_error(foreign, StatusCode::FORBIDDEN, "access_denied").await;
+    assert!(description.contains("evil.example"), "{description}");
+    let own = answer(&victims, Some(&own_origin)).await.expect("answers");
+    assert_eq!(
+        own.status(),
+        StatusCode::FOUND,
+        "the victim's consent survived the flood"
+    );
+    assert!(param(&header(&own, LOCATION), "code").is_some());
+    let oldest = answer(&flooded[0], None).await.expect("answers");
+    assert_error(oldest, StatusCode::BAD_REQUEST, "invalid_request").await;
+    let newest = answer(&flooded[999], None).await.expect("answers");
+    assert_eq!(newest.status(), StatusCode::FOUND);
+}
+
 // ---------------------------------------------------------------------------------------
 // Configuration and capture.
 // ---------------------------------------------------------------------------------------

@@ -19,6 +19,8 @@ use crate::spec::{Consent, IssResponse};
 
 /// How long a consent page stays answerable.
 const CONSENT_SECS: u64 = 600;
+/// Consents one client may have pending at once; past it, its oldest goes.
+const MAX_PENDING_PER_CLIENT: usize = 16;
 /// What `IssResponse::Wrong` sends.
 const WRONG_ISSUER: &str = "https://evil.example.com";
 
@@ -313,13 +315,22 @@ fn page(engine: &Engine, oauth: &AuthServer, context: &Context, approved: Approv
         .unwrap_or_default();
     let action = escape(&format!("{}/consent", oauth.endpoint_base(&context.mount)));
     let server = escape(&engine.spec.name);
-    oauth.lock().pending.insert(
-        id.clone(),
-        Pending {
-            request: approved,
-            expires_at: after(now, CONSENT_SECS),
-        },
-    );
+    {
+        // Per client: a page that opens the authorization endpoint in a loop pushes out its
+        // own pending consents, never another client's.
+        let mut state = oauth.lock();
+        let client_id = approved.client_id.clone();
+        state
+            .pending
+            .make_room_for(MAX_PENDING_PER_CLIENT, |p| p.request.client_id == client_id);
+        state.pending.insert(
+            id.clone(),
+            Pending {
+                request: approved,
+                expires_at: after(now, CONSENT_SECS),
+            },
+        );
+    }
     // Styled like the app's web UI (same palette, system fonts, light and dark), inline
     // because this page is served on the MCP port, often through a tunnel, where the UI's
     // files are not.
@@ -369,6 +380,36 @@ button[value=approve]{{background:var(--accent);border-color:var(--accent);color
         .into_response()
 }
 
+/// A consent form posted from another origin: the page this server served posts it to
+/// itself, so its browser names this server's own origin, or none. Another page that got
+/// hold of a consent id (it opened the authorization endpoint itself) may not answer it.
+fn foreign_form(request: &Request) -> Option<Response> {
+    let origin = request
+        .headers()
+        .get(header::ORIGIN)?
+        .to_str()
+        .unwrap_or_default();
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let own = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .is_some_and(|authority| !host.is_empty() && authority.eq_ignore_ascii_case(host));
+    if own {
+        return None;
+    }
+    let mut refused = OAuthError::bad(
+        "access_denied",
+        format!("the consent form was posted from `{origin}`, not from this server's own page"),
+    )
+    .into_response();
+    *refused.status_mut() = StatusCode::FORBIDDEN;
+    Some(refused)
+}
+
 /// `POST …/consent`: the page's Approve or Deny.
 pub(super) async fn decide(
     engine: &Engine,
@@ -376,6 +417,9 @@ pub(super) async fn decide(
     _context: &Context,
     request: Request,
 ) -> Response {
+    if let Some(refused) = foreign_form(&request) {
+        return refused;
+    }
     let params = match Params::form(request).await {
         Ok((_, params)) => params,
         Err(error) => return error.into_response(),

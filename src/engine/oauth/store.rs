@@ -61,6 +61,25 @@ impl<V> Bounded<V> {
         self.map.remove(key).map(|(_, v)| v)
     }
 
+    /// Removes the oldest entries `matches` selects until fewer than `keep` are left, so one
+    /// kind of entry cannot push out the others.
+    pub(super) fn make_room_for(&mut self, keep: usize, matches: impl Fn(&V) -> bool) {
+        let mut selected: Vec<(u64, String)> = self
+            .map
+            .iter()
+            .filter(|(_, (_, v))| matches(v))
+            .map(|(key, (seq, _))| (*seq, key.clone()))
+            .collect();
+        if selected.len() < keep {
+            return;
+        }
+        selected.sort_unstable();
+        let excess = selected.len() + 1 - keep;
+        for (_, key) in selected.into_iter().take(excess) {
+            self.map.remove(&key);
+        }
+    }
+
     /// Removes every entry `matches` selects; how many.
     pub(super) fn remove_where(&mut self, mut matches: impl FnMut(&V) -> bool) -> usize {
         let before = self.map.len();
