@@ -207,3 +207,34 @@ async fn print_a_cassette() {
     session(&server.url()).await;
     println!("{}", server.log().to_cassette().to_json());
 }
+
+/// Issue 41: a file that is no cassette is refused naming the field at fault, never quoting
+/// what the file holds (the app reads a cassette from any path a REST call names).
+#[test]
+fn a_file_that_is_no_cassette_is_refused_without_quoting_its_contents() {
+    // Arrange: two files a user keeps secrets in.
+    let dir =
+        std::env::temp_dir().join(format!("mcp-decoy-cassette-secret-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let cases = [
+        (
+            "typed.json",
+            r#"{"version": "TOPSECRET-VALUE-123"}"#,
+            "version",
+        ),
+        ("keyed.json", r#"{"TOPSECRET-KEY-456": 1}"#, "unknown field"),
+    ];
+    for (name, text, says) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("write the file");
+
+        // Act
+        let error = Cassette::load(&path).expect_err("no cassette");
+
+        // Assert
+        let shown = error.to_string();
+        assert!(!shown.contains("TOPSECRET"), "{shown}");
+        assert!(shown.contains(says), "{shown}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -207,8 +207,48 @@ impl Cassette {
 
     fn parse(text: &str, path: Option<&Path>) -> Result<Cassette, Error> {
         let mut deserializer = serde_json::Deserializer::from_str(text);
-        let cassette: Cassette = serde_path_to_error::deserialize(&mut deserializer)
-            .map_err(|error| invalid(path, &error.path().to_string(), error.inner()))?;
+        let cassette: Cassette =
+            serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+                let reason = error.inner().to_string();
+                if path.is_none() {
+                    return invalid(path, &error.path().to_string(), &reason);
+                }
+                // A file's contents stay out of the error: its path may come from outside
+                // (a REST call naming any file), and serde quotes the value it met, and an
+                // unknown member's name ends the field path.
+                let segments: Vec<_> = error.path().iter().collect();
+                let known = if reason.starts_with("unknown field") {
+                    &segments[..segments.len().saturating_sub(1)]
+                } else {
+                    &segments[..]
+                };
+                let field = known.iter().fold(String::new(), |mut field, segment| {
+                    use serde_path_to_error::Segment;
+                    match segment {
+                        Segment::Seq { index } => field.push_str(&format!("[{index}]")),
+                        Segment::Map { key } => {
+                            if !field.is_empty() {
+                                field.push('.');
+                            }
+                            field.push_str(key);
+                        }
+                        Segment::Enum { variant } => {
+                            if !field.is_empty() {
+                                field.push('.');
+                            }
+                            field.push_str(variant);
+                        }
+                        Segment::Unknown => field.push_str(".?"),
+                    }
+                    field
+                });
+                let field = if field.is_empty() {
+                    ".".to_string()
+                } else {
+                    field
+                };
+                invalid(path, &field, &unquoted(&reason))
+            })?;
         deserializer
             .end()
             .map_err(|error| invalid(path, ".", &error))?;
@@ -251,6 +291,40 @@ impl Cassette {
 impl Default for Cassette {
     fn default() -> Self {
         Cassette::new()
+    }
+}
+
+/// A serde error without the text it quotes from the input (`invalid type: string "…"`,
+/// ``unknown variant `…` ``): what follows `, expected ` comes from the format and stays.
+fn unquoted(reason: &str) -> String {
+    let (met, expected) = match reason.split_once(", expected ") {
+        Some((met, expected)) => (met, Some(expected)),
+        None => (reason, None),
+    };
+    let mut out = String::with_capacity(met.len());
+    let mut quote: Option<char> = None;
+    for c in met.chars() {
+        match quote {
+            Some(open) if c == open => {
+                out.push_str("(…)");
+                out.push(c);
+                quote = None;
+            }
+            Some(_) => {}
+            None => {
+                out.push(c);
+                if c == '"' || c == '`' {
+                    quote = Some(c);
+                }
+            }
+        }
+    }
+    if quote.is_some() {
+        out.push_str("(…)");
+    }
+    match expected {
+        Some(expected) => format!("{out}, expected {expected}"),
+        None => out,
     }
 }
 
