@@ -485,6 +485,44 @@ async fn a_wrong_token_is_refused_by_name() {
     assert!(server.sessions().is_empty());
 }
 
+/// Issue 41: 300 idle connections to the attach socket (no hello) locked the real bridge
+/// out for as long as they stayed. Now they take no bridge's place, wait for their hello
+/// only briefly, and past 32 the oldest is closed: the real child still attaches at once.
+#[tokio::test]
+async fn idle_connections_to_the_attach_socket_do_not_keep_a_bridge_out() {
+    // Arrange: the socket's address, and 300 connections that never say hello.
+    let server = MockMcpServer::builder().tool(Tool::echo()).start().await;
+    let args: Vec<String> = server
+        .stdio_command_with(BINARY)
+        .expect("a command")
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let at = args
+        .iter()
+        .position(|a| a == "--attach")
+        .and_then(|i| args.get(i + 1))
+        .expect("the attach address")
+        .clone();
+    let mut idle = Vec::new();
+    for _ in 0..300 {
+        idle.push(
+            tokio::net::TcpStream::connect(&at)
+                .await
+                .expect("a connection"),
+        );
+    }
+
+    // Act: the real child, while they are all still open.
+    let mut raw = Raw::spawn(&server);
+    let attached = tokio::time::timeout(Duration::from_secs(1), raw.initialize()).await;
+
+    // Assert: attached within a second, well inside the idle ones' hello time.
+    assert!(attached.is_ok(), "the bridge was kept out by idle connections");
+    assert_eq!(server.sessions().len(), 1);
+    drop(idle);
+}
+
 /// Issue 41: the attach token travels in the child's environment, not its command line,
 /// which every local user can read (`/proc/PID/cmdline`, `ps`).
 #[tokio::test]

@@ -7,13 +7,9 @@
 
 pub(crate) mod frame;
 
-/// Where `mcp-decoy stdio --attach` reads the attach socket's token: the environment, since a
-/// command line shows in every local user's process list and the environment only to the
-/// process's owner.
-pub(crate) const TOKEN_ENV: &str = "MCP_DECOY_ATTACH_TOKEN";
-
+use std::collections::VecDeque;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use subtle::ConstantTimeEq;
@@ -26,12 +22,23 @@ use super::lines::{self, out::Out, out::Sink};
 use crate::engine::Engine;
 use crate::log::Transport;
 
-/// Bridges served at once; past it a new one is refused with a message it prints.
+/// Where `mcp-decoy stdio --attach` reads the attach socket's token: the environment, since a
+/// command line shows in every local user's process list and the environment only to the
+/// process's owner.
+pub(crate) const TOKEN_ENV: &str = "MCP_DECOY_ATTACH_TOKEN";
+
+/// Bridges served at once; past it a new one is refused with a message it prints. Only a
+/// bridge that named the token takes a place.
 const MAX_BRIDGES: usize = 256;
 
-/// How long a bridge has to send its hello line, and how long that line may be.
-const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a bridge has to send its hello line (a real one sends it as it connects), and
+/// how long that line may be.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(2);
 const MAX_HELLO: u64 = 4 * 1024;
+
+/// Connections waiting for their hello at once; a new one past it closes the oldest, so
+/// idle connections cannot keep a real bridge out.
+const MAX_WAITING: usize = 32;
 
 /// The socket to a bridge process (`mcp-decoy stdio --attach`): each item one frame.
 pub(crate) struct Framed<W>(pub(crate) W);
@@ -91,9 +98,38 @@ fn new_token() -> String {
     crate::engine::random::hex_id()
 }
 
+/// The connections waiting for their hello, oldest first, each with what closes it.
+#[derive(Debug, Default)]
+struct Waiting {
+    queue: VecDeque<(u64, CancellationToken)>,
+    next: u64,
+}
+
+impl Waiting {
+    /// Adds a connection, closing the oldest past [`MAX_WAITING`].
+    fn enter(waiting: &Mutex<Waiting>) -> (u64, CancellationToken) {
+        let mut waiting = waiting.lock().unwrap_or_else(|p| p.into_inner());
+        while waiting.queue.len() >= MAX_WAITING {
+            if let Some((_, oldest)) = waiting.queue.pop_front() {
+                oldest.cancel();
+            }
+        }
+        waiting.next += 1;
+        let entry = (waiting.next, CancellationToken::new());
+        waiting.queue.push_back(entry.clone());
+        entry
+    }
+
+    fn leave(waiting: &Mutex<Waiting>, id: u64) {
+        let mut waiting = waiting.lock().unwrap_or_else(|p| p.into_inner());
+        waiting.queue.retain(|(entry, _)| *entry != id);
+    }
+}
+
 async fn accept(listener: TcpListener, token: String, resolve: Resolve, scope: CancellationToken) {
     let token = Arc::new(token);
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_BRIDGES));
+    let waiting = Arc::new(Mutex::new(Waiting::default()));
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
@@ -107,16 +143,25 @@ async fn accept(listener: TcpListener, token: String, resolve: Resolve, scope: C
         // Split messages and stderr floods are timed writes: Nagle would merge them.
         let _ = stream.set_nodelay(true);
         let (token, resolve, slots) = (token.clone(), resolve.clone(), slots.clone());
+        let (id, crowded_out) = Waiting::enter(&waiting);
+        let waiting = waiting.clone();
         let bridged = async move {
+            let greeted = tokio::select! {
+                greeted = greet(stream, &token, &resolve) => greeted,
+                () = crowded_out.cancelled() => None,
+            };
+            Waiting::leave(&waiting, id);
+            let Some((engine, read, mut write)) = greeted else {
+                return;
+            };
             match slots.try_acquire_owned() {
                 Ok(slot) => {
-                    bridge(stream, &token, &resolve).await;
+                    bridge(engine, read, write).await;
                     drop(slot);
                 }
                 Err(_) => {
                     let reason = format!("this server already serves {MAX_BRIDGES} stdio bridges");
-                    let mut stream = stream;
-                    let _ = stream.write_all(&frame::refused(&reason)).await;
+                    let _ = write.write_all(&frame::refused(&reason)).await;
                 }
             }
         };
@@ -124,7 +169,17 @@ async fn accept(listener: TcpListener, token: String, resolve: Resolve, scope: C
     }
 }
 
-async fn bridge(stream: TcpStream, token: &str, resolve: &Resolve) {
+/// A bridge's connection, its read half buffered.
+type Reader = BufReader<tokio::net::tcp::OwnedReadHalf>;
+type Writer = tokio::net::tcp::OwnedWriteHalf;
+
+/// Reads the hello and admits the bridge: its engine and the connection's halves, or
+/// `None` once it was told why not.
+async fn greet(
+    stream: TcpStream,
+    token: &str,
+    resolve: &Resolve,
+) -> Option<(Arc<Engine>, Reader, Writer)> {
     let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
     let admitted = match tokio::time::timeout(HELLO_TIMEOUT, hello_line(&mut read)).await {
@@ -135,13 +190,17 @@ async fn bridge(stream: TcpStream, token: &str, resolve: &Resolve) {
             HELLO_TIMEOUT.as_secs()
         )),
     };
-    let engine = match admitted {
-        Ok(engine) => engine,
+    match admitted {
+        Ok(engine) => Some((engine, read, write)),
         Err(reason) => {
             let _ = write.write_all(&frame::refused(&reason)).await;
-            return;
+            None
         }
-    };
+    }
+}
+
+/// Serves an admitted bridge until it ends.
+async fn bridge(engine: Arc<Engine>, read: Reader, mut write: Writer) {
     let stdio = engine.spec.stdio;
     let hello = frame::Hello {
         version: frame::VERSION,
