@@ -155,16 +155,7 @@ async fn a_get_whose_client_hangs_up_as_it_sends_is_still_captured() {
 
     // Act: the GET's head and the connection's end, read by the server at once.
     let mut stream = Wire::connect(&at).await;
-    let get = stream.request_text(
-        "GET",
-        "/mcp",
-        &[
-            ("accept", "text/event-stream"),
-            ("mcp-session-id", &session),
-            ("mcp-protocol-version", "2025-11-25"),
-        ],
-        "",
-    );
+    let get = stream.session_get_text(&session);
     stream.send_and_hang_up(get.as_bytes()).await;
 
     // Assert: the GET is recorded and settled: answered with a stream that has ended, or
@@ -276,18 +267,8 @@ async fn an_open_event_stream_outlives_the_idle_timeout_and_still_delivers_a_not
     let mut posts = Wire::connect(&at).await;
     let session = initialize(&mut posts).await;
     let mut stream = Wire::connect(&at).await;
-    stream
-        .request(
-            "GET",
-            "/mcp",
-            &[
-                ("accept", "text/event-stream"),
-                ("mcp-session-id", &session),
-                ("mcp-protocol-version", "2025-11-25"),
-            ],
-            "",
-        )
-        .await;
+    let get = stream.session_get_text(&session);
+    stream.send(get.as_bytes()).await;
     let head = stream.head().await;
     assert_eq!(head.status, 200, "{head:?}");
     assert_eq!(head.header("content-type"), Some("text/event-stream"));

@@ -136,12 +136,7 @@ async fn story_with_a_get_that(fate: Fate) -> Transcript {
         ("mcp-protocol-version", "2025-11-25"),
     ];
     let mut stream = wire::Wire::connect(&at).await;
-    let get = stream.request_text(
-        "GET",
-        "/mcp",
-        &[("accept", "text/event-stream"), headers[0], headers[1]],
-        "",
-    );
+    let get = stream.session_get_text(&session);
     match fate {
         Fate::Opened => {
             stream.send(get.as_bytes()).await;

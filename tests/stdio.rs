@@ -462,14 +462,19 @@ async fn a_command_for_a_dropped_fixture_fails_saying_so() {
     assert!(stderr.contains("cannot reach"), "{stderr}");
 }
 
+/// A command's arguments, as text.
+fn args_of(command: &std::process::Command) -> Vec<String> {
+    command
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
+}
+
 #[tokio::test]
 async fn a_wrong_token_is_refused_by_name() {
     let server = MockMcpServer::builder().start().await;
     let command = server.stdio_command_with(BINARY).expect("a command");
-    let args: Vec<String> = command
-        .get_args()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let args = args_of(&command);
 
     let output = tokio::process::Command::new(BINARY)
         .args(&args)
@@ -492,12 +497,7 @@ async fn a_wrong_token_is_refused_by_name() {
 async fn idle_connections_to_the_attach_socket_do_not_keep_a_bridge_out() {
     // Arrange: the socket's address, and 300 connections that never say hello.
     let server = MockMcpServer::builder().tool(Tool::echo()).start().await;
-    let args: Vec<String> = server
-        .stdio_command_with(BINARY)
-        .expect("a command")
-        .get_args()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let args = args_of(&server.stdio_command_with(BINARY).expect("a command"));
     let at = args
         .iter()
         .position(|a| a == "--attach")
@@ -518,7 +518,10 @@ async fn idle_connections_to_the_attach_socket_do_not_keep_a_bridge_out() {
     let attached = tokio::time::timeout(Duration::from_secs(1), raw.initialize()).await;
 
     // Assert: attached within a second, well inside the idle ones' hello time.
-    assert!(attached.is_ok(), "the bridge was kept out by idle connections");
+    assert!(
+        attached.is_ok(),
+        "the bridge was kept out by idle connections"
+    );
     assert_eq!(server.sessions().len(), 1);
     drop(idle);
 }
@@ -539,10 +542,7 @@ async fn the_attach_token_is_in_the_environment_not_on_the_command_line() {
         .map(|v| v.to_string_lossy().into_owned())
         .expect("the token in the environment");
     assert_eq!(token.len(), 32, "{token}");
-    let args: Vec<String> = command
-        .get_args()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let args = args_of(&command);
     assert!(!args.iter().any(|a| a.contains(&token)), "{args:?}");
     assert!(!args.iter().any(|a| a == "--token"), "{args:?}");
 }
@@ -552,10 +552,7 @@ async fn the_attach_token_is_in_the_environment_not_on_the_command_line() {
 async fn an_attach_without_a_token_says_where_it_goes() {
     let server = MockMcpServer::builder().start().await;
     let command = server.stdio_command_with(BINARY).expect("a command");
-    let args: Vec<String> = command
-        .get_args()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let args = args_of(&command);
 
     let output = tokio::process::Command::new(BINARY)
         .args(&args)

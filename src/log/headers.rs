@@ -9,6 +9,17 @@ use serde::de::Deserializer;
 use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
+/// Headers whose values are credentials (lower case): the capture keeps what says which
+/// credential it is and nothing of its value, and exports mask what is left.
+pub(crate) const CREDENTIAL_HEADERS: [&str; 6] = [
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+    "x-api-key",
+    "api-key",
+];
+
 /// HTTP headers as the log keeps them, in arrival order, names lower-case. Serialized as a
 /// list of `[name, value]` pairs.
 ///

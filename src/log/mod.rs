@@ -20,6 +20,7 @@ mod transcript;
 
 pub(crate) use buffer::{DEFAULT_LOG_BYTES, DEFAULT_LOG_LIMIT, MIN_LOG_BYTES, TrafficLog};
 pub(crate) use clip::{MAX_CAPTURED_BYTES, clip_bytes, clip_json, clip_json_noting, clip_text};
+pub(crate) use headers::CREDENTIAL_HEADERS;
 pub use headers::{HeaderIter, Headers};
 pub use json::Json;
 pub use oauth::{AuthorizeRequest, Challenge, ClientAuth, OAuthLog, Registration, TokenRequest};

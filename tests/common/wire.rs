@@ -105,6 +105,20 @@ impl Wire {
         text
     }
 
+    /// The text of a 2025-11-25 session's `GET /mcp`, which opens its event stream.
+    pub fn session_get_text(&self, session: &str) -> String {
+        self.request_text(
+            "GET",
+            "/mcp",
+            &[
+                ("accept", "text/event-stream"),
+                ("mcp-session-id", session),
+                ("mcp-protocol-version", "2025-11-25"),
+            ],
+            "",
+        )
+    }
+
     /// Writes `bytes` and ends the sending side in the same TCP segment, so the server reads
     /// the request and the connection's end at once: a client that hangs up as it sends.
     /// Linux's `TCP_CORK` holds the bytes back until the FIN joins them.

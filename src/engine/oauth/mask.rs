@@ -23,15 +23,7 @@ fn is_secret(name: &str) -> bool {
     SECRETS.contains(&name)
 }
 
-/// Headers whose values are credentials, as the capture keeps them ([`header`]).
-const CREDENTIAL_HEADERS: [&str; 6] = [
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "set-cookie",
-    "x-api-key",
-    "api-key",
-];
+use crate::log::CREDENTIAL_HEADERS;
 
 /// Whether the capture keeps only a part of this header's value ([`header`]).
 pub(crate) fn is_masked_header(name: &str) -> bool {

@@ -37,20 +37,10 @@ use super::query::{CHUNK, Params, param, params};
 use super::{EXPORT_CHUNK, source_of};
 use crate::cli::App;
 use crate::cli::api::ApiError;
-use crate::log::{Entry, Headers, HttpExchange, HttpKind, Record, TrafficLog};
+use crate::log::{CREDENTIAL_HEADERS, Entry, Headers, HttpExchange, HttpKind, Record, TrafficLog};
 
 /// What a masked value reads as (the UI's Copy as curl writes the same).
 pub(super) const MASK: &str = "********";
-
-/// Request and response headers whose values are secrets.
-const SECRET_HEADERS: [&str; 6] = [
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "set-cookie",
-    "x-api-key",
-    "api-key",
-];
 
 /// Query and form fields whose values are secrets (OAuth's token and revocation requests).
 pub(super) const SECRET_FIELDS: [&str; 8] = [
@@ -390,7 +380,7 @@ fn cookies(list: &Headers, name: &str, secrets: bool) -> Vec<Value> {
 /// kind of credential it was is not the secret.
 pub(super) fn mask_header(name: &str, value: &str) -> String {
     let name = name.to_ascii_lowercase();
-    if !SECRET_HEADERS.contains(&name.as_str()) {
+    if !CREDENTIAL_HEADERS.contains(&name.as_str()) {
         return value.to_string();
     }
     let scheme = matches!(name.as_str(), "authorization" | "proxy-authorization")
