@@ -38,11 +38,19 @@ fn client_runtime() -> Runtime {
         .expect("a client runtime")
 }
 
-/// Plain HTTP/1.1 to loopback, no proxy from the environment, Nagle off.
-fn client() -> reqwest::Client {
+/// Plain HTTP/1.1 to loopback, no proxy from the environment, Nagle off; every request names
+/// the app's REST API secret.
+fn client(app: &App) -> reqwest::Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    let bearer = format!("Bearer {}", app.api_token());
+    headers.insert(
+        reqwest::header::AUTHORIZATION,
+        bearer.parse().expect("a header value"),
+    );
     reqwest::Client::builder()
         .no_proxy()
         .tcp_nodelay(true)
+        .default_headers(headers)
         .build()
         .expect("a client")
 }
@@ -125,6 +133,13 @@ impl App {
     fn config_path(&self) -> PathBuf {
         self.dir.join("servers.json")
     }
+
+    /// The REST API's secret for this run, from `runtime.json`.
+    fn api_token(&self) -> String {
+        let text = std::fs::read_to_string(self.dir.join("runtime.json")).expect("runtime.json");
+        let info: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        info["apiToken"].as_str().expect("apiToken").to_string()
+    }
 }
 
 impl Drop for App {
@@ -155,8 +170,8 @@ async fn check(response: reqwest::Response, what: &str) -> bytes::Bytes {
 
 fn rest_write(c: &mut Criterion) {
     let rt = client_runtime();
-    let http = client();
     let app = App::start("rest");
+    let http = client(&app);
     let tool_url = format!("{}/servers/echo/tools/echo", app.api);
     let counter = AtomicU64::new(0);
 
@@ -264,8 +279,8 @@ async fn call(client: &reqwest::Client, url: &str, session: &str, id: u64) -> by
 
 fn app_tools_call(c: &mut Criterion) {
     let rt = client_runtime();
-    let http = client();
     let app = App::start("mcp");
+    let http = client(&app);
     // The app's default echo server, and the same tool in a fixture.
     let fixture = rt.block_on(
         MockMcpServer::builder()

@@ -88,7 +88,10 @@ impl Session {
 }
 
 async fn total(app: &Running) -> u64 {
-    let page: Value = reqwest::get(format!("{}/servers/echo/logs?limit=1", app.api()))
+    let page: Value = app
+        .api_client()
+        .get(format!("{}/servers/echo/logs?limit=1", app.api()))
+        .send()
         .await
         .expect("GET logs")
         .json()

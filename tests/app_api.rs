@@ -66,11 +66,8 @@ impl Api {
     fn start(name: &str) -> Api {
         let dir = Scratch::new(name);
         let app = Running::start(dir.path());
-        Api {
-            app,
-            dir,
-            http: reqwest::Client::new(),
-        }
+        let http = app.api_client();
+        Api { app, dir, http }
     }
 
     fn url(&self, path: &str) -> String {
@@ -278,6 +275,83 @@ async fn the_root_describes_the_instance() {
         let config = api.dir.path().join("servers.json");
         assert_eq!(meta["configPath"], config.display().to_string());
     }
+}
+
+/// Issue 41: another local process or user drove the API with nothing to show. Every call
+/// now names this run's secret (`runtime.json`'s `apiToken`, owner-only), as a bearer token
+/// or as the cookie the UI's page sets; without it, or with another run's, `401` naming
+/// `Authorization`.
+#[tokio::test]
+async fn every_api_call_names_this_runs_secret_and_the_ui_page_hands_it_to_the_browser() {
+    // Arrange
+    let api = Api::start("api-secret");
+    let url = format!("{}/servers", api.app.api());
+    let bare = reqwest::Client::new();
+
+    // Act
+    let without = bare.get(&url).send().await.expect("an answer");
+    let wrong = bare
+        .get(&url)
+        .bearer_auth("0".repeat(32))
+        .send()
+        .await
+        .expect("an answer");
+    let created = bare
+        .post(&url)
+        .header(CONTENT_TYPE, "application/json")
+        .body(r#"{"name":"pwned"}"#)
+        .send()
+        .await
+        .expect("an answer");
+    let page = bare
+        .get(format!("http://localhost:{}/", api.app.ui_port))
+        .send()
+        .await
+        .expect("the UI page");
+    let cookie = page
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .expect("the page sets the API cookie")
+        .to_string();
+    let with_cookie = bare
+        .get(&url)
+        .header("cookie", cookie.split(';').next().unwrap_or_default())
+        .send()
+        .await
+        .expect("an answer");
+
+    // Assert
+    for (what, reply) in [("no secret", without), ("another secret", wrong)] {
+        assert_eq!(reply.status(), StatusCode::UNAUTHORIZED, "{what}");
+        let problem: Value = reply.json().await.expect("a problem");
+        assert_eq!(problem["field"], "Authorization", "{what}: {problem}");
+        assert!(
+            problem["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("apiToken"),
+            "{what}: {problem}"
+        );
+    }
+    assert_eq!(created.status(), StatusCode::UNAUTHORIZED);
+    assert!(api.saved_server("pwned").is_none(), "nothing was created");
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    assert!(cookie.contains("Path=/api/v1"), "{cookie}");
+    assert_eq!(
+        with_cookie.status(),
+        StatusCode::OK,
+        "the UI's cookie opens the API"
+    );
+    let runtime: Value = serde_json::from_str(
+        &std::fs::read_to_string(api.dir.path().join("runtime.json")).expect("runtime.json"),
+    )
+    .expect("JSON");
+    assert_eq!(runtime["apiToken"], api.app.api_token.as_str());
+    assert_eq!(api.get("/servers").await.status, StatusCode::OK);
 }
 
 #[tokio::test]
@@ -698,12 +772,13 @@ async fn a_body_nested_to_the_limit_is_saved_and_read_back_and_a_deeper_one_is_r
     assert!(api.saved_tool("echo", "deeper").is_none(), "{before}");
     saved.expect(StatusCode::CREATED, "a body 64 levels deep");
     // The next start reads servers.json back, with the deep tool in it.
-    let Api { app, dir, http } = api;
+    let Api { app, dir, .. } = api;
     drop(app);
+    let app = Running::start(dir.path());
     let api = Api {
-        app: Running::start(dir.path()),
+        http: app.api_client(),
+        app,
         dir,
-        http,
     };
     let template = api
         .get("/servers/echo/tools/deep")

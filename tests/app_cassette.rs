@@ -22,10 +22,11 @@ struct App {
 impl App {
     fn start(name: &str) -> App {
         let dir = Scratch::new(name);
+        let app = Running::start(dir.path());
         App {
-            app: Running::start(dir.path()),
+            http: app.api_client(),
+            app,
             dir,
-            http: reqwest::Client::new(),
         }
     }
 

@@ -535,6 +535,7 @@ async fn a_tool_created_over_the_api_is_there_after_a_restart() {
         let app = Running::start(dir.path());
         let created = http
             .post(format!("{}/servers/echo/tools", app.api()))
+            .bearer_auth(&app.api_token)
             .json(&json!({
                 "name": "get_forecast",
                 "description": "Get the forecast for a city",
@@ -558,6 +559,7 @@ async fn a_tool_created_over_the_api_is_there_after_a_restart() {
     let app = Running::start(dir.path());
     let tool: Value = http
         .get(format!("{}/servers/echo/tools/get_forecast", app.api()))
+        .bearer_auth(&app.api_token)
         .send()
         .await
         .expect("GET the tool")

@@ -63,11 +63,13 @@ async fn burst_then_kill(
 ) -> Round {
     let app = Running::start(dir);
     let url = format!("{}/servers/echo/tools", app.api());
+    let token = app.api_token.clone();
 
     // Fail fast, with the API's answer, if the route is missing or refuses the body.
     let first = format!("{prefix}0");
     let response = http
         .post(&url)
+        .bearer_auth(&token)
         .json(&tool(&first))
         .send()
         .await
@@ -83,9 +85,10 @@ async fn burst_then_kill(
     let next = Arc::new(AtomicUsize::new(1));
     let writers: Vec<_> = (0..WRITERS)
         .map(|_| {
-            let (http, url, acknowledged, next, prefix) = (
+            let (http, url, token, acknowledged, next, prefix) = (
                 http.clone(),
                 url.clone(),
+                token.clone(),
                 acknowledged.clone(),
                 next.clone(),
                 prefix.to_string(),
@@ -97,7 +100,13 @@ async fn burst_then_kill(
                         return;
                     }
                     let name = format!("{prefix}{n}");
-                    match http.post(&url).json(&tool(&name)).send().await {
+                    match http
+                        .post(&url)
+                        .bearer_auth(&token)
+                        .json(&tool(&name))
+                        .send()
+                        .await
+                    {
                         Ok(response) if response.status().is_success() => {
                             acknowledged.lock().expect("lock").insert(name);
                         }
@@ -195,6 +204,7 @@ async fn sigkill_during_a_burst_of_writes_keeps_every_acknowledged_write() {
     let again = Running::start(dir.path());
     let listed: Vec<Value> = http
         .get(format!("{}/servers/echo/tools", again.api()))
+        .bearer_auth(&again.api_token)
         .send()
         .await
         .expect("GET tools")

@@ -109,6 +109,7 @@ fn rest_bodies_get_a_2xx_or_a_problem() {
             let verb = reqwest::Method::from_bytes(method.as_bytes()).map_err(|e| e.to_string())?;
             let reply = http()
                 .request(verb, &url)
+                .bearer_auth(&app.api_token)
                 .json(&body)
                 .send()
                 .await
@@ -123,6 +124,7 @@ fn rest_bodies_get_a_2xx_or_a_problem() {
             // The echo server may have been renamed or edited; the app must still answer.
             let root = http()
                 .get(app.api())
+                .bearer_auth(&app.api_token)
                 .send()
                 .await
                 .map_err(|e| format!("the API stopped answering: {e}"))?;

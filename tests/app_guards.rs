@@ -33,11 +33,8 @@ impl App {
     fn start(name: &str) -> App {
         let dir = Scratch::new(name);
         let app = Running::start(dir.path());
-        App {
-            app,
-            dir,
-            http: reqwest::Client::new(),
-        }
+        let http = app.api_client();
+        App { app, dir, http }
     }
 
     /// Calls the API; returns the status and the JSON body (`null` when empty).
@@ -476,7 +473,9 @@ async fn the_timeout_flags_close_stalled_and_idle_connections_on_both_listeners(
         .send(b"POST /s/echo/mcp HTTP/1.1\r\nhost: localhost\r\n")
         .await;
     let mut idle = Wire::connect(&ui).await;
-    idle.request("GET", "/api/v1/servers", &[], "").await;
+    let bearer = format!("Bearer {}", app.api_token);
+    idle.request("GET", "/api/v1/servers", &[("authorization", &bearer)], "")
+        .await;
     let answer = idle.response().await;
     assert_eq!(answer.status, 200, "{answer:?}");
     let answered = Instant::now();
@@ -523,7 +522,9 @@ async fn max_connections_refuses_a_connection_past_the_cap_with_503_naming_the_f
     );
     // The UI listener has its own places.
     let mut api = Wire::connect(&format!("127.0.0.1:{}", app.ui_port)).await;
-    api.request("GET", "/api/v1/servers", &[], "").await;
+    let bearer = format!("Bearer {}", app.api_token);
+    api.request("GET", "/api/v1/servers", &[("authorization", &bearer)], "")
+        .await;
     assert_eq!(api.response().await.status, 200);
     // A place frees once a connection closes.
     drop(first);
@@ -600,10 +601,11 @@ async fn servers_json_and_its_directory_are_their_owners_alone_after_every_save(
     let scratch = Scratch::new("guards-modes");
     let dir = scratch.path().join("config");
     let (mcp, ui) = free_ports();
+    let running = Running::spawn(command_in(&dir, mcp, ui), mcp, ui);
     let app = App {
-        app: Running::spawn(command_in(&dir, mcp, ui), mcp, ui),
+        http: running.api_client(),
+        app: running,
         dir: scratch,
-        http: reqwest::Client::new(),
     };
     let servers = dir.join("servers.json");
     assert_eq!(mode(&dir), 0o700, "the config directory");

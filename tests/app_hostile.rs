@@ -71,7 +71,7 @@ fn rss_kib(pid: u32) -> u64 {
 async fn hostile_templates_over_rest_are_400_naming_the_tool_and_the_limit() {
     let dir = Scratch::new("hostile-rest");
     let app = Running::start(dir.path());
-    let http = reqwest::Client::new();
+    let http = app.api_client();
     let url = format!("{}/servers/echo/tools", app.api());
     // The nested-parentheses template took 20 s in json-e: it must not hold other writes.
     let started = Instant::now();
@@ -118,7 +118,8 @@ async fn a_looping_call_ends_with_a_limit_error_while_other_clients_are_served()
     let app = Running::start(dir.path());
     let template = json!({ "content": { "$map": { "$eval": "range(0, args.n)" },
                                         "each(x)": { "type": "text", "text": "${x}" } } });
-    let created = reqwest::Client::new()
+    let created = app
+        .api_client()
         .post(format!("{}/servers/echo/tools", app.api()))
         .json(
             &json!({ "name": "spin", "template": template, "published": true,
@@ -178,7 +179,8 @@ async fn sigterm_stops_the_app_while_a_looping_render_runs() {
     let template = json!({ "content": [{ "type": "text", "text": { "$json": {
         "$map": { "$eval": "range(0, args.n)" },
         "each(x)": { "$map": { "$eval": "range(0, args.n)" }, "each(y)": "${x}" } } } }] });
-    let created = reqwest::Client::new()
+    let created = app
+        .api_client()
         .post(format!("{}/servers/echo/tools", app.api()))
         .json(&tool("slow", template))
         .send()

@@ -157,7 +157,7 @@ struct Api {
 impl Api {
     fn of(app: &Running) -> Api {
         Api {
-            http: reqwest::Client::new(),
+            http: app.api_client(),
             base: app.api(),
         }
     }

@@ -69,7 +69,8 @@ impl App {
     async fn api(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
         let mut request = self
             .http
-            .request(method.clone(), format!("{}{path}", self.app.api()));
+            .request(method.clone(), format!("{}{path}", self.app.api()))
+            .bearer_auth(&self.app.api_token);
         if let Some(body) = body {
             request = request
                 .header(CONTENT_TYPE, "application/json")
@@ -471,6 +472,7 @@ async fn rmcp_authorizes_through_the_consent_page_and_the_api_lists_and_revokes_
     let export = app
         .http
         .get(format!("{}/servers/echo/logs/export", app.app.api()))
+        .bearer_auth(&app.app.api_token)
         .send()
         .await
         .expect("the log export")

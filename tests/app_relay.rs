@@ -18,7 +18,10 @@ fn write_servers(dir: &std::path::Path, servers: Value) {
 }
 
 async fn logs(app: &Running, server: &str) -> Vec<Value> {
-    let body: Value = reqwest::get(format!("{}/servers/{server}/logs?limit=1000", app.api()))
+    let body: Value = app
+        .api_client()
+        .get(format!("{}/servers/{server}/logs?limit=1000", app.api()))
+        .send()
         .await
         .expect("the logs route answers")
         .json()
@@ -55,7 +58,7 @@ async fn rmcp_through_an_app_relay_from_servers_json_and_rest() {
     assert!(relayed, "{records:#?}");
 
     // REST: a second relay, created and kept in servers.json with its upstream.
-    let http = reqwest::Client::new();
+    let http = app.api_client();
     let created = http
         .post(format!("{}/servers", app.api()))
         .json(&json!({ "name": "again", "upstream": upstream.url, "upstreamTimeoutMs": 5000 }))

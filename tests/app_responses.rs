@@ -22,11 +22,8 @@ impl Api {
     fn start(name: &str) -> Api {
         let dir = Scratch::new(name);
         let app = Running::start(dir.path());
-        Api {
-            app,
-            dir,
-            http: reqwest::Client::new(),
-        }
+        let http = app.api_client();
+        Api { app, dir, http }
     }
 
     /// Sends `body` to `path` with `method`; returns the status and the JSON body.

@@ -55,8 +55,8 @@ async fn fails(dir: &Path, name: &str) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-async fn get(url: &str) -> Value {
-    let response = reqwest::get(url).await.expect("GET the API");
+async fn get(app: &Running, url: &str) -> Value {
+    let response = app.api_client().get(url).send().await.expect("GET the API");
     assert!(
         response.status().is_success(),
         "GET {url}: {}",
@@ -79,7 +79,8 @@ async fn with_the_app_running_the_traffic_shows_in_its_log_and_edits_reach_the_c
 
     // Act
     let answer = call_ok(&client, "echo", json!({ "message": "via stdio" })).await;
-    let created = reqwest::Client::new()
+    let created = app
+        .api_client()
         .post(format!("{}/servers/echo/tools", app.api()))
         .json(&json!({ "name": "added", "published": true }))
         .send()
@@ -92,16 +93,16 @@ async fn with_the_app_running_the_traffic_shows_in_its_log_and_edits_reach_the_c
     assert_eq!(text(&answer), "via stdio");
     assert!(created.status().is_success(), "{}", created.status());
     assert_eq!(names, ["echo", "added"]);
-    let logs = get(&format!(
-        "{}/servers/echo/logs?limit=1000&q=via%20stdio",
-        app.api()
-    ))
+    let logs = get(
+        &app,
+        &format!("{}/servers/echo/logs?limit=1000&q=via%20stdio", app.api()),
+    )
     .await;
     let records = logs["records"].as_array().expect("records");
     assert_eq!(records.len(), 1, "{logs}");
     assert_eq!(records[0]["method"], "tools/call");
     assert_eq!(records[0]["transport"], "stdio");
-    let sessions = get(&format!("{}/servers/echo/sessions", app.api())).await;
+    let sessions = get(&app, &format!("{}/servers/echo/sessions", app.api())).await;
     assert_eq!(sessions[0]["transport"], "stdio", "{sessions}");
     client.cancel().await.expect("close the client");
 }

@@ -28,10 +28,11 @@ impl Api {
         std::fs::write(dir.path().join("servers.json"), config.to_string())
             .expect("write servers.json");
         let app = Running::start(dir.path());
+        let http = app.api_client();
         Api {
             app,
             _dir: dir,
-            http: reqwest::Client::new(),
+            http,
         }
     }
 

@@ -25,6 +25,8 @@ pub struct App {
     pub(crate) closing: watch::Sender<bool>,
     /// The file's `$schema`, kept across rewrites.
     schema: Option<String>,
+    /// The REST API's secret for this run (`runtime.json`'s `apiToken`).
+    pub(crate) api_token: String,
 }
 
 impl App {
@@ -34,6 +36,7 @@ impl App {
         ui_port: u16,
         mcp_base: String,
         schema: Option<String>,
+        api_token: String,
     ) -> Self {
         App {
             registry,
@@ -43,6 +46,7 @@ impl App {
             writes: Mutex::new(()),
             closing: watch::channel(false).0,
             schema,
+            api_token,
         }
     }
 

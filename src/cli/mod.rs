@@ -112,12 +112,14 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
         option: "(the stdio attach socket, on any free port)",
         source,
     })?;
+    let api_token = crate::engine::random::hex_id();
     let info = RuntimeInfo {
         pid: std::process::id(),
         version: env!("CARGO_PKG_VERSION").into(),
         started_at: chrono::Utc::now().to_rfc3339(),
         api_url: api_url.clone(),
         mcp_url_pattern: format!("{mcp_base}/s/{{server}}/mcp"),
+        api_token: api_token.clone(),
         stdio: Some(runtime_file::StdioAttach {
             address: attach.addr.to_string(),
             token: attach.token,
@@ -139,7 +141,7 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
         }
     };
     let result = serve(
-        options, dir, registry, ui_addr, mcp_addr, mcp_base, api_url, shutdown,
+        options, dir, registry, ui_addr, mcp_addr, mcp_base, api_url, api_token, shutdown,
     )
     .await;
     lock.release();
@@ -186,6 +188,7 @@ async fn serve(
     mcp_addr: SocketAddr,
     mcp_base: String,
     api_url: String,
+    api_token: String,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), CliError> {
     let config_path = dir.join(config::SERVERS_FILE);
@@ -203,6 +206,7 @@ async fn serve(
         options.ui_port,
         mcp_base.clone(),
         schema,
+        api_token,
     ));
 
     print_banner(

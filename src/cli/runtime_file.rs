@@ -25,6 +25,10 @@ pub struct RuntimeInfo {
     pub api_url: String,
     /// The MCP URL of a server, with `{server}` for its name.
     pub mcp_url_pattern: String,
+    /// The REST API's secret for this run: every API call sends it as
+    /// `Authorization: Bearer`. The file is readable by its owner only.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub api_token: String,
     /// Where `mcp-decoy stdio NAME` attaches to this app, so its traffic lands in the app's
     /// log; absent in files of older releases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,6 +144,7 @@ mod tests {
             started_at: "now".into(),
             api_url: "http://localhost:6281/api/v1".into(),
             mcp_url_pattern: "http://localhost:6280/s/{server}/mcp".into(),
+            api_token: String::new(),
             stdio: None,
         }
     }

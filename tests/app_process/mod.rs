@@ -142,6 +142,22 @@ pub fn wait_for_exit(child: &mut Child) -> Option<ExitStatus> {
     None
 }
 
+/// `apiToken` of the `runtime.json` beside the `servers.json` the banner's `Config` line names.
+fn api_token_of(banner: &str) -> String {
+    let config = banner
+        .lines()
+        .find_map(|line| line.split_once("Config").map(|(_, rest)| rest.trim()))
+        .unwrap_or_else(|| panic!("no Config line in the banner:\n{banner}"));
+    let runtime = Path::new(config).with_file_name("runtime.json");
+    let text =
+        std::fs::read_to_string(&runtime).unwrap_or_else(|e| panic!("{}: {e}", runtime.display()));
+    let info: serde_json::Value = serde_json::from_str(&text).expect("runtime.json is JSON");
+    info["apiToken"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no apiToken in {text}"))
+        .to_string()
+}
+
 /// A running `mcp-decoy`, killed on drop.
 #[derive(Debug)]
 pub struct Running {
@@ -152,6 +168,9 @@ pub struct Running {
     pub mcp_port: u16,
     /// Its UI port.
     pub ui_port: u16,
+    /// The REST API's secret for this run, from `runtime.json` beside the `servers.json` the
+    /// banner names.
+    pub api_token: String,
     stderr: Option<std::thread::JoinHandle<String>>,
 }
 
@@ -197,13 +216,29 @@ impl Running {
                 }
             }
         }
+        let api_token = api_token_of(&banner);
         Running {
             child,
             banner,
             mcp_port,
             ui_port,
+            api_token,
             stderr: Some(stderr),
         }
+    }
+
+    /// An HTTP client that names this run's API secret on every request.
+    pub fn api_client(&self) -> reqwest::Client {
+        let mut headers = reqwest::header::HeaderMap::new();
+        let bearer = format!("Bearer {}", self.api_token);
+        headers.insert(
+            reqwest::header::AUTHORIZATION,
+            bearer.parse().expect("a header value"),
+        );
+        reqwest::Client::builder()
+            .default_headers(headers)
+            .build()
+            .expect("a reqwest client")
     }
 
     /// The process id.

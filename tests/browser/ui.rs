@@ -27,11 +27,12 @@ impl Ui {
     pub async fn with_browser(name: &str, browser: Browser) -> Ui {
         let dir = Scratch::new(name);
         let app = Running::start(dir.path());
+        let http = app.api_client();
         let ui = Ui {
             app,
             _dir: dir,
             browser,
-            http: reqwest::Client::new(),
+            http,
         };
         ui.browser.open(&ui.url("")).await;
         ui

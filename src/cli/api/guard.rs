@@ -1,6 +1,8 @@
 //! The API's guards (product guide, "REST API"): it answers only requests addressed to
-//! `localhost` or `127.0.0.1` on the UI port, `POST` and `PATCH` must carry JSON, and a
-//! browser request must come from the UI's own origin.
+//! `localhost` or `127.0.0.1` on the UI port, `POST` and `PATCH` must carry JSON, a browser
+//! request must come from the UI's own origin, and every call names this run's secret:
+//! `Authorization: Bearer` with `runtime.json`'s `apiToken`, or the UI's cookie, which its
+//! page sets as it loads.
 //!
 //! The Host check defeats DNS rebinding (a page on `evil.example` that resolves to
 //! 127.0.0.1 still sends `Host: evil.example`); the Origin and `Sec-Fetch-Site` checks stop
@@ -23,6 +25,7 @@ pub(crate) async fn check(State(app): State<Arc<App>>, request: Request, next: N
     let headers = request.headers();
     let checked = host(headers, app.ui_port)
         .and_then(|()| browser(headers, app.ui_port))
+        .and_then(|()| secret(headers, &app.api_token))
         .and_then(|()| content_type(request.method(), headers));
     match checked {
         Ok(()) => next.run(request).await,
@@ -34,15 +37,28 @@ pub(crate) async fn check(State(app): State<Arc<App>>, request: Request, next: N
 /// read nothing, so a link from another site may open them; what they do goes through the API,
 /// behind [`check`]. The Host check still applies, so a tunnel to the UI port answers `403`
 /// (product guide, "Connect a client on another host") and a rebinding page cannot read them.
+/// The page itself (`GET /`) sets the API's cookie ([`COOKIE`]): `HttpOnly`, so no script
+/// reads it, and `SameSite=Strict`, so no other site's request carries it.
 pub(crate) async fn local_host(
     State(app): State<Arc<App>>,
     request: Request,
     next: Next,
 ) -> Response {
-    match host(request.headers(), app.ui_port) {
-        Ok(()) => next.run(request).await,
-        Err(error) => error.into_response(),
+    if let Err(error) = host(request.headers(), app.ui_port) {
+        return error.into_response();
     }
+    let page = request.uri().path() == "/";
+    let mut response = next.run(request).await;
+    if page && response.status().is_success() {
+        let cookie = format!(
+            "{COOKIE}={}; Path=/api/v1; HttpOnly; SameSite=Strict",
+            app.api_token
+        );
+        if let Ok(value) = axum::http::HeaderValue::from_str(&cookie) {
+            response.headers_mut().insert(header::SET_COOKIE, value);
+        }
+    }
+    response
 }
 
 /// The two authorities the API answers to.
@@ -106,6 +122,37 @@ fn browser(headers: &HeaderMap, port: u16) -> Result<(), ApiError> {
         }
     }
     Ok(())
+}
+
+/// The cookie the UI's page sets (`HttpOnly`, `SameSite=Strict`, path `/api/v1`), so its own
+/// requests, event streams and download links carry the secret and no script can read it.
+pub(crate) const COOKIE: &str = "mcp_decoy_api";
+
+/// Whether the request names this run's secret, compared in constant time.
+fn secret(headers: &HeaderMap, token: &str) -> Result<(), ApiError> {
+    use subtle::ConstantTimeEq;
+    let matches = |given: &str| bool::from(given.as_bytes().ct_eq(token.as_bytes()));
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let cookie = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value);
+    if bearer.or(cookie).is_some_and(matches) {
+        return Ok(());
+    }
+    let detail = if bearer.is_some() || cookie.is_some() {
+        "the API secret does not match this run's; it changes at every start: read it again from `apiToken` in runtime.json"
+    } else {
+        "the API needs this run's secret: send `Authorization: Bearer TOKEN` with `apiToken` from runtime.json in the config directory (the web UI sends it by itself)"
+    };
+    Err(ApiError::new(StatusCode::UNAUTHORIZED, detail.to_string()).field("Authorization"))
 }
 
 fn content_type(method: &Method, headers: &HeaderMap) -> Result<(), ApiError> {

@@ -448,13 +448,30 @@ fn document<'a>(
             "description": "Manage the servers, tools, resources, prompts, sessions and logs \
                 of a running MCP Decoy. The API answers only requests addressed to localhost \
                 or 127.0.0.1 on the UI port; POST and PATCH need `Content-Type: \
-                application/json`; a browser request must come from the UI's own origin. \
-                Errors are RFC 9457 problem details. Every acknowledged change is in \
+                application/json`; a browser request must come from the UI's own origin; \
+                every call names this run's secret (`apiToken` in runtime.json) as a bearer \
+                token, or the cookie the UI's page sets. Errors are RFC 9457 problem details. Every acknowledged change is in \
                 servers.json. A server's guards (`apiKeys`, `allowedHosts`) apply to its MCP \
                 endpoint on the MCP port, never to this API."
         },
         "servers": [{ "url": format!("http://localhost:{ui_port}/api/v1") }],
         "paths": paths,
-        "components": { "schemas": schemas },
+        "security": [{ "runSecret": [] }, { "uiCookie": [] }],
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {
+                "runSecret": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "`apiToken` of runtime.json in the config directory; a new one at every start"
+                },
+                "uiCookie": {
+                    "type": "apiKey",
+                    "in": "cookie",
+                    "name": super::guard::COOKIE,
+                    "description": "set by the web UI's page as it loads"
+                }
+            }
+        },
     })
 }
