@@ -169,6 +169,7 @@ mod signal;
 pub use fixture::{matchers, presets};
 pub mod spec;
 
+pub use engine::{CaptureUse, MemoryUse, PoolUse, SessionsUse};
 pub use engine::{SessionInfo, TaskInfo, TaskStatus};
 pub use error::{Error, ItemKind};
 pub use fixture::{MockMcpServer, MockMcpServerBuilder, Times};

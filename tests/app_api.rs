@@ -1932,3 +1932,104 @@ async fn resources_and_prompts_can_be_drafts_published_by_patch() {
     assert!(changed.stays_quiet().await, "no tools/list_changed");
     drop(client);
 }
+
+/// A tool that logs before its result, so each call answers on an event stream the session
+/// keeps for resumption.
+const SHOUT: &str = r#"{"servers": [{"name": "loud", "tools": [{"name": "shout",
+  "script": [{"step": "log", "level": "info", "data": "shouting"}],
+  "template": {"content": [{"type": "text", "text": "${args.message}"}]}}]}]}"#;
+
+#[tokio::test]
+async fn get_memory_reports_every_budget_the_flags_set_and_what_each_evicted() {
+    // Arrange: a 1 MiB budget for retained events and 2 MiB for finished tasks.
+    let dir = Scratch::new("memory");
+    std::fs::write(dir.path().join("servers.json"), SHOUT).expect("servers.json");
+    let (mcp, ui) = app_process::free_ports();
+    let mut command = app_process::command_in(dir.path(), mcp, ui);
+    command.args(["--retained-event-bytes", "1MiB", "--task-bytes", "2MiB"]);
+    command.args(["--max-sessions", "50", "--session-bytes", "1MiB"]);
+    let app = Running::spawn(command, mcp, ui);
+    let http = app.api_client();
+    let memory = async || -> Value {
+        let reply = http
+            .get(format!("{}/memory", app.api()))
+            .send()
+            .await
+            .expect("GET /memory");
+        assert_eq!(reply.status(), StatusCode::OK);
+        reply.json().await.expect("JSON")
+    };
+    let before = memory().await;
+
+    // Act: rmcp streams three 600 KiB answers in one session, which stays open.
+    let client = connect(&app.mcp_url("loud")).await;
+    for _ in 0..3 {
+        let result = call_ok(
+            &client,
+            "shout",
+            json!({ "message": "m".repeat(600 * 1024) }),
+        )
+        .await;
+        assert_eq!(text(&result).len(), 600 * 1024);
+    }
+    let after = memory().await;
+
+    // Assert: the budgets are the flags', and the retained events stayed within theirs.
+    assert_eq!(before["retainedEvents"]["evicted"], 0, "{before}");
+    let events = &after["retainedEvents"];
+    assert_eq!(events["limitBytes"], 1024 * 1024, "{after}");
+    assert!(
+        events["usedBytes"]
+            .as_u64()
+            .is_some_and(|b| b <= 1024 * 1024),
+        "{after}"
+    );
+    assert!(
+        events["evicted"].as_u64().is_some_and(|n| n >= 1),
+        "{after}"
+    );
+    assert!(
+        events["evictedBytes"]
+            .as_u64()
+            .is_some_and(|b| b >= 600 * 1024),
+        "{after}"
+    );
+    assert_eq!(after["tasks"]["limitBytes"], 2 * 1024 * 1024, "{after}");
+    assert_eq!(
+        after["capture"]["limitBytes"],
+        256 * 1024 * 1024,
+        "the default --log-bytes"
+    );
+    assert!(
+        after["capture"]["records"].as_u64().is_some_and(|n| n > 0),
+        "{after}"
+    );
+    assert_eq!(after["sessions"]["live"], 1, "{after}");
+    assert_eq!(after["sessions"]["limit"], 50, "{after}");
+    assert_eq!(
+        after["sessions"]["handshakeLimitBytes"],
+        1024 * 1024,
+        "{after}"
+    );
+    client.cancel().await.expect("the client closes");
+}
+
+#[test]
+fn a_zero_or_tiny_budget_flag_stops_start_up_naming_the_flag() {
+    for (flag, value) in [
+        ("--retained-event-bytes", "0"),
+        ("--task-bytes", "12KiB"),
+        ("--session-bytes", "lots"),
+        ("--max-sessions", "0"),
+    ] {
+        let dir = Scratch::new("memory-flags");
+        let (mcp, ui) = app_process::free_ports();
+        let mut command = app_process::command_in(dir.path(), mcp, ui);
+        command.args([flag, value]);
+
+        let exited = app_process::run_to_exit(command);
+
+        assert!(!exited.status.success(), "{flag} {value} must be refused");
+        assert!(exited.stderr.contains(flag), "{flag}: {}", exited.stderr);
+    }
+}

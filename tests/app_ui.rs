@@ -328,3 +328,61 @@ async fn the_ui_sends_a_strict_csp_and_serves_every_asset_itself() {
     // The page runs under that policy: its script filled the server list.
     ui.browser.css("tr[data-server=\"echo\"]").await;
 }
+
+/// The header's memory gauge (issue 49): the total the app keeps, and once a budget evicted
+/// something, how many; its panel lists each budget with its flag.
+#[tokio::test]
+async fn the_header_shows_memory_and_what_the_budgets_evicted() {
+    let servers = r#"{"servers": [{"name": "loud", "tools": [{"name": "shout",
+      "script": [{"step": "log", "level": "info", "data": "shouting"}],
+      "template": {"content": [{"type": "text", "text": "${args.message}"}]}}]}]}"#;
+    let ui = Ui::with_setup(
+        "ui-memory",
+        browser::Browser::start().await,
+        Some(servers),
+        &["--retained-event-bytes", "1MiB"],
+    )
+    .await;
+    let b = &ui.browser;
+    b.text_until(
+        "[data-testid=memory-button]",
+        "shows the memory held",
+        |t| t.starts_with("Memory ") && !t.contains("evicted"),
+    )
+    .await;
+
+    // Three streamed 600 KiB answers pass the 1 MiB budget of retained events.
+    let (client, _) = connect_watching(&ui.app.mcp_url("loud")).await;
+    for _ in 0..3 {
+        let result = call_ok(
+            &client,
+            "shout",
+            json!({ "message": "m".repeat(600 * 1024) }),
+        )
+        .await;
+        assert_eq!(text(&result).len(), 600 * 1024);
+    }
+    let evicted = ui.api_get("/memory").await["retainedEvents"]["evicted"]
+        .as_u64()
+        .expect("a count");
+    assert!(evicted >= 1);
+
+    b.text_until("[data-testid=memory-button]", "counts the evictions", |t| {
+        t.contains("evicted")
+    })
+    .await;
+    b.click("memory-button").await;
+    b.text_until(
+        "[data-testid=memory-retainedEvents]",
+        "lists the retained events against 1 MiB",
+        |t| t.contains("of 1.0 MiB") && t.contains("--retained-event-bytes"),
+    )
+    .await;
+    b.text_until("[data-testid=memory-capture]", "lists the log", |t| {
+        t.contains("of 256.0 MiB")
+    })
+    .await;
+    ui.shot("header-memory").await;
+    client.cancel().await.ok();
+    ui.browser.close().await;
+}

@@ -1,11 +1,14 @@
 //! The capture's bounds against large input (issue 13 item 6, issue 16): a message larger than
 //! 8 KiB reaches the client whole but is kept cut in both layers with `truncated: true`, the
 //! checks that read the log still judge the whole message, and `log_bytes` bounds the memory
-//! the log's records take, dropping the oldest first.
+//! the log's records take, dropping the oldest first. Sessions' retained events are bounded
+//! the same way by `max_retained_event_bytes` (issue 49; tasks' budget is in `tests/tasks.rs`).
 
 mod common;
 
+use common::peer::Peer;
 use mcp_decoy::log::Entry;
+use mcp_decoy::spec::LogLevel;
 use mcp_decoy::{Error, MockMcpServer, Tool};
 use serde_json::{Value, json};
 
@@ -209,4 +212,163 @@ async fn a_log_bytes_below_1_mib_is_refused_naming_the_field() {
         assert!(error.to_string().contains("log_bytes"), "{error}");
         assert!(error.to_string().contains("at least 1 MiB"), "{error}");
     }
+}
+
+/// A tool that logs before its result, so every call answers on an event stream (kept by the
+/// session for resumption), echoing `message`.
+fn shout() -> Tool {
+    Tool::new("shout")
+        .log(LogLevel::Info, "shouting")
+        .respond_with(json!({ "content": [{ "type": "text", "text": "${args.message}" }] }))
+}
+
+#[tokio::test]
+async fn sessions_that_streamed_large_answers_and_went_idle_hold_no_more_than_the_budget() {
+    // Arrange: a 4 MiB budget for retained events, and one with the default 64 MiB.
+    let small = MockMcpServer::builder()
+        .tool(shout())
+        .max_retained_event_bytes(4 * MIB)
+        .start()
+        .await;
+    let roomy = MockMcpServer::builder().tool(shout()).start().await;
+    let message = "m".repeat(MIB);
+
+    // Act: two rmcp clients on each stream ten 1 MiB answers, then stay connected, idle.
+    let mut clients = Vec::new();
+    for server in [&small, &roomy] {
+        for _ in 0..2 {
+            let client = common::connect(&server.url()).await;
+            for _ in 0..10 {
+                let result = common::call_ok(&client, "shout", json!({ "message": message })).await;
+                assert_eq!(common::text(&result).len(), MIB);
+            }
+            clients.push(client);
+        }
+    }
+
+    // Assert: the answers went out on event streams, which the sessions keep for resumption.
+    let streamed = small
+        .log()
+        .http()
+        .method("POST")
+        .all()
+        .iter()
+        .filter(|e| e.response_header("content-type") == Some("text/event-stream"))
+        .count();
+    assert_eq!(streamed, 20, "every call answered on a stream");
+    // Within the default budget nothing was evicted: the 20 answers are all kept...
+    let kept = roomy.memory().retained_events;
+    assert!(kept.used_bytes >= 20 * MIB, "{kept:?}");
+    assert_eq!(kept.evicted, 0, "{kept:?}");
+    // ...and the small budget kept both idle sessions, together, within 4 MiB.
+    let budget = small.memory().retained_events;
+    assert!(budget.used_bytes <= 4 * MIB, "{budget:?}");
+    assert!(
+        budget.evicted >= 16,
+        "the oldest answers went first: {budget:?}"
+    );
+    assert!(budget.evicted_bytes >= 16 * MIB as u64, "{budget:?}");
+    assert_eq!(small.sessions().len(), 2, "no session ended for it");
+    for client in clients {
+        client.cancel().await.expect("the client closes");
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !small.sessions().is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        small.memory().retained_events.used_bytes,
+        0,
+        "ended sessions give back what they kept"
+    );
+}
+
+/// The `id:` lines of an SSE body, in order.
+fn event_ids(body: &str) -> Vec<String> {
+    body.lines()
+        .filter_map(|line| line.strip_prefix("id:"))
+        .map(|id| id.trim().to_string())
+        .collect()
+}
+
+/// `GET` with `Last-Event-ID` in the peer's session: the status and the body.
+async fn resume(peer: &Peer, last_event_id: &str) -> (u16, String) {
+    let response = reqwest::Client::new()
+        .get(&peer.url)
+        .header("accept", "text/event-stream")
+        .header(
+            "mcp-session-id",
+            peer.session.as_deref().expect("a session"),
+        )
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("last-event-id", last_event_id)
+        .send()
+        .await
+        .expect("the GET is answered");
+    let status = response.status().as_u16();
+    (status, response.text().await.expect("the body"))
+}
+
+// 2025-11-25 transports, "Resumability and Redelivery": the server MAY replay what came after
+// the Last-Event-ID on that stream; when it no longer can, it refuses rather than replay a gap.
+#[tokio::test]
+async fn a_resume_past_evicted_events_gets_410_naming_the_budget() {
+    // Arrange: a 2 MiB budget; one streamed call whose events are all kept.
+    let server = MockMcpServer::builder()
+        .tool(shout())
+        .max_retained_event_bytes(2 * MIB)
+        .start()
+        .await;
+    let peer = Peer::legacy(&server.url(), json!({})).await;
+    let call = |id: i64, message: String| {
+        peer.request(
+            json!(id),
+            "tools/call",
+            json!({ "name": "shout", "arguments": { "message": message } }),
+        )
+    };
+    let first = peer.post(&call(1, "first".into()), &[]).await.text().await;
+    let ids = event_ids(&first.expect("the first answer"));
+    let priming = ids.first().expect("a priming event id").clone();
+    assert_eq!(ids.len(), 3, "priming, log, result: {ids:?}");
+
+    // Act: resume the first stream from its priming event; then two 1.5 MiB answers push
+    // its events out of the budget, and resume again.
+    let (kept_status, kept) = resume(&peer, &priming).await;
+    for id in [2, 3] {
+        let big = peer.post(&call(id, "b".repeat(3 * MIB / 2)), &[]).await;
+        assert_eq!(big.status(), 200);
+        big.text().await.expect("the big answer");
+    }
+    let (gone_status, gone) = resume(&peer, &priming).await;
+
+    // Assert: the first resume replayed the rest of the stream, the result included...
+    assert_eq!(kept_status, 200);
+    assert!(kept.contains(r#""text":"first""#), "{kept}");
+    // ...the second is refused with 410, naming the event and the setting.
+    assert_eq!(gone_status, 410, "{gone}");
+    let error: Value = serde_json::from_str(&gone).expect("a JSON-RPC error");
+    let text = error["error"]["message"].as_str().expect("a message");
+    assert!(text.contains(&priming), "{text}");
+    assert!(text.contains("max_retained_event_bytes"), "{text}");
+    let memory = server.memory().retained_events;
+    assert!(
+        memory.evicted >= 3 && memory.used_bytes <= 2 * MIB,
+        "{memory:?}"
+    );
+    // The session itself lives on: a plain GET still opens its stream.
+    assert_eq!(peer.get_stream().await.status(), 200);
+}
+
+#[tokio::test]
+async fn a_zero_max_retained_event_bytes_is_refused_naming_the_field() {
+    let refused = MockMcpServer::builder()
+        .max_retained_event_bytes(0)
+        .try_start()
+        .await;
+
+    let Err(Error::InvalidConfig { field, .. }) = refused else {
+        panic!("zero must be refused");
+    };
+    assert_eq!(field, "max_retained_event_bytes");
 }

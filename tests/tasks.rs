@@ -378,3 +378,70 @@ async fn tasks_update_is_no_2025_11_25_method() {
     assert_eq!(update.error().0, -32601);
     check(&server);
 }
+
+// ---------------------------------------------------------------------------------------
+// Memory: finished tasks are charged to `max_task_bytes` (docs/guards.md, "Memory budgets")
+
+#[tokio::test]
+async fn past_max_task_bytes_the_oldest_finished_tasks_are_forgotten_and_live_ones_stay() {
+    const MIB: usize = 1024 * 1024;
+    // Each task keeps its 1 MiB argument and its 1 MiB result: about 2 MiB.
+    let echo = Tool::new("echo_later")
+        .task()
+        .delay(Duration::from_secs(5))
+        .respond_with(text("${args.message}"));
+    let server = MockMcpServer::builder()
+        .tool(echo)
+        .max_task_bytes(5 * MIB)
+        .start()
+        .await;
+    let peer = Peer::legacy(&server.url(), json!({})).await;
+    let message = "m".repeat(MIB);
+
+    // Act: four tasks run and finish one after another; then a fifth starts and stays working.
+    let (mut ids, mut finished) = (Vec::new(), Vec::new());
+    for n in 0..4 {
+        let created =
+            call_as_task(&peer, n, "echo_later", json!({ "message": message }), None).await;
+        ids.push(task_id(&created));
+        server.advance_clock(Duration::from_secs(5));
+        finished.push(get(&peer, 10 + n, &ids[n as usize]).await);
+    }
+    let live =
+        task_id(&call_as_task(&peer, 20, "echo_later", json!({ "message": message }), None).await);
+    let newest = peer
+        .send(21, "tasks/result", json!({ "taskId": ids[3] }))
+        .await;
+    let oldest = get(&peer, 22, &ids[0]).await;
+    let working = get(&peer, 23, &live).await;
+
+    // Assert: each finished, then the two oldest were forgotten to stay within 5 MiB.
+    assert!(finished.iter().all(|a| a.result()["status"] == "completed"));
+    let memory = server.memory().tasks;
+    assert!(memory.used_bytes <= 5 * MIB, "{memory:?}");
+    assert_eq!((memory.items, memory.evicted), (2, 2), "{memory:?}");
+    assert!(memory.evicted_bytes >= 4 * MIB as u64, "{memory:?}");
+    let (code, text) = oldest.error();
+    assert_eq!(code, -32602);
+    assert!(text.contains("Task not found"), "{text}");
+    assert_eq!(
+        newest.result()["content"][0]["text"].as_str().map(str::len),
+        Some(MIB)
+    );
+    assert_eq!(
+        working.result()["status"],
+        "working",
+        "live work is never evicted"
+    );
+    assert!(server.task(&ids[3]).is_some() && server.task(&ids[0]).is_none());
+}
+
+#[tokio::test]
+async fn a_zero_max_task_bytes_is_refused_naming_the_field() {
+    let refused = MockMcpServer::builder().max_task_bytes(0).try_start().await;
+
+    let Err(mcp_decoy::Error::InvalidConfig { field, .. }) = refused else {
+        panic!("zero must be refused");
+    };
+    assert_eq!(field, "max_task_bytes");
+}

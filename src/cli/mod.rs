@@ -105,6 +105,7 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
     let mcp_base = format!("http://{}:{}", display_host(options.host), options.mcp_port);
     let registry = Arc::new(Registry::new(
         Arc::new(TrafficLog::new(options.log_limit, options.log_bytes)),
+        options.limits(),
         mcp_addr,
     ));
     let attach = attach_socket(&registry).map_err(|source| CliError::Listen {

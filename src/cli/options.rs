@@ -49,6 +49,22 @@ pub struct Options {
     /// kept cut, marked `truncated`.
     #[arg(long, value_name = "bytes", default_value = "256MiB", value_parser = parse_log_bytes)]
     pub log_bytes: usize,
+    /// Bytes of events the sessions of all servers keep together for resumption with
+    /// Last-Event-ID; past it the oldest are evicted (a resume that would skip one gets 410).
+    /// Same units as --log-bytes; the minimum is 1MiB.
+    #[arg(long, value_name = "bytes", default_value = "64MiB", value_parser = parse_log_bytes)]
+    pub retained_event_bytes: usize,
+    /// Bytes of finished tasks (results, arguments) all servers keep together; past it the
+    /// oldest finished tasks are forgotten. Same units as --log-bytes; the minimum is 1MiB.
+    #[arg(long, value_name = "bytes", default_value = "64MiB", value_parser = parse_log_bytes)]
+    pub task_bytes: usize,
+    /// Live sessions each server keeps; past it its oldest session ends.
+    #[arg(long, value_name = "n", default_value_t = 10_000, value_parser = parse_max_connections)]
+    pub max_sessions: usize,
+    /// Bytes of clientInfo and capabilities each server's live sessions keep; past it its
+    /// oldest sessions end. Same units as --log-bytes; the minimum is 1MiB.
+    #[arg(long, value_name = "bytes", default_value = "64MiB", value_parser = parse_log_bytes)]
+    pub session_bytes: usize,
     /// Print the version.
     #[arg(short = 'v', long = "version", action = ArgAction::Version)]
     version: Option<bool>,
@@ -148,8 +164,8 @@ fn parse_max_connections(text: &str) -> Result<usize, String> {
     Ok(n)
 }
 
-/// `--log-bytes`: `268435456`, `256MiB`, `512KiB`, `1GiB` (the suffix in any case, a space
-/// before it allowed).
+/// `--log-bytes` and the other byte budgets: `268435456`, `256MiB`, `512KiB`, `1GiB` (the
+/// suffix in any case, a space before it allowed).
 fn parse_log_bytes(text: &str) -> Result<usize, String> {
     let trimmed = text.trim();
     let digits = trimmed
@@ -183,6 +199,17 @@ fn parse_log_bytes(text: &str) -> Result<usize, String> {
 }
 
 impl Options {
+    /// The limits every server of the app gets, from the flags.
+    pub(crate) fn limits(&self) -> crate::spec::Limits {
+        crate::spec::Limits {
+            max_sessions: self.max_sessions,
+            max_session_bytes: self.session_bytes,
+            max_retained_event_bytes: self.retained_event_bytes,
+            max_task_bytes: self.task_bytes,
+            ..crate::spec::Limits::default()
+        }
+    }
+
     /// The config directory: `--config-dir`, else `$XDG_CONFIG_HOME/mcp-decoy` when that is
     /// an absolute path, else `~/.config/mcp-decoy`.
     pub fn config_dir(&self) -> PathBuf {

@@ -12,7 +12,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use crate::engine::{Endpoint, Engine};
+use crate::engine::state::pool::Pools;
+use crate::engine::{Endpoint, Engine, MemoryUse};
 use crate::error::Error;
 use crate::log::TrafficLog;
 use crate::spec::{Limits, ServerSpec};
@@ -35,16 +36,34 @@ pub(crate) struct Registry {
     next_source: AtomicU64,
     /// Where the MCP listener binds: on loopback, every server checks `Host`.
     mcp_addr: SocketAddr,
+    /// Every server's limits, from the app's flags.
+    limits: Limits,
+    /// The byte budgets all servers share, as they share the log.
+    pools: Pools,
 }
 
 impl Registry {
-    pub(crate) fn new(log: Arc<TrafficLog>, mcp_addr: SocketAddr) -> Self {
+    pub(crate) fn new(log: Arc<TrafficLog>, limits: Limits, mcp_addr: SocketAddr) -> Self {
         Registry {
             servers: RwLock::default(),
             log,
             next_source: AtomicU64::new(1),
             mcp_addr,
+            limits,
+            pools: Pools::new(limits.max_retained_event_bytes, limits.max_task_bytes),
         }
+    }
+
+    /// What the app keeps, against its budgets: the shared log and pools, and the sessions
+    /// of every server.
+    pub(crate) fn memory(&self) -> MemoryUse {
+        let servers: Vec<Hosted> = self.read().values().cloned().collect();
+        MemoryUse::of(
+            &self.log,
+            &self.pools,
+            self.limits,
+            servers.iter().map(|h| &*h.engine),
+        )
     }
 
     fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, Hosted>> {
@@ -62,9 +81,10 @@ impl Registry {
         let source = source.unwrap_or_else(|| self.next_source.fetch_add(1, Ordering::Relaxed));
         let engine = Engine::new(
             spec,
-            Limits::default(),
+            self.limits,
             Vec::new(),
             self.log.clone(),
+            self.pools.clone(),
             source,
         )?;
         engine.listening_on(self.mcp_addr);
@@ -123,9 +143,10 @@ impl Registry {
         let source = old.engine.source();
         let engine = Engine::new(
             spec.clone(),
-            Limits::default(),
+            self.limits,
             Vec::new(),
             self.log.clone(),
+            self.pools.clone(),
             source,
         )?;
         engine.listening_on(self.mcp_addr);

@@ -34,6 +34,7 @@ pub(crate) mod file;
 pub(crate) mod guard;
 pub(crate) mod hint;
 pub(crate) mod manifest;
+pub(crate) mod memory;
 pub(crate) mod methods;
 pub(crate) mod oauth;
 pub(crate) mod pipeline;
@@ -53,8 +54,10 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
+pub use memory::{CaptureUse, MemoryUse, SessionsUse};
 #[cfg(feature = "decoy-cli")]
 pub(crate) use state::catalog::Kind;
+pub use state::pool::PoolUse;
 pub use state::session::SessionInfo;
 pub use state::tasks::{TaskInfo, TaskStatus};
 pub(crate) use transport::duplex;
@@ -74,6 +77,7 @@ use state::catalog::Catalog;
 use state::clock::Clock;
 use state::expiry::Expiry;
 use state::faults::Faults;
+use state::pool::Pools;
 use state::responses::Responses;
 use state::session::Sessions;
 use state::tasks::Tasks;
@@ -134,6 +138,9 @@ pub(crate) struct Engine {
     serves_tasks: AtomicBool,
     /// The tasks, live and finished.
     tasks: Tasks,
+    /// The byte budgets of retained events and finished tasks, shared with the process's
+    /// other servers.
+    pools: Pools,
     validators: Mutex<HashMap<String, Arc<schema::Validator>>>,
     /// Signs and checks the `requestState` of 2026-07-28 multi round-trip requests.
     mrtr: methods::mrtr::Sealer,
@@ -168,9 +175,18 @@ impl Engine {
         limits: Limits,
         allowed_origins: Vec<String>,
         log: Arc<TrafficLog>,
+        pools: Pools,
         source: u64,
     ) -> Result<Arc<Engine>, Error> {
-        Engine::with_tools(spec, Vec::new(), limits, allowed_origins, log, source)
+        Engine::with_tools(
+            spec,
+            Vec::new(),
+            limits,
+            allowed_origins,
+            log,
+            pools,
+            source,
+        )
     }
 
     /// [`Engine::new`] with `tools` served after those of `spec`, as shared specs: a tool
@@ -182,6 +198,7 @@ impl Engine {
         limits: Limits,
         allowed_origins: Vec<String>,
         log: Arc<TrafficLog>,
+        pools: Pools,
         source: u64,
     ) -> Result<Arc<Engine>, Error> {
         let tools: Vec<Arc<ToolSpec>> = if spec.upstream.is_some() {
@@ -271,6 +288,7 @@ impl Engine {
                 limits.max_sessions,
                 limits.max_session_bytes,
                 limits.max_queued_messages,
+                pools.events.clone(),
             ),
             listeners: methods::listen::Listeners::new(limits.max_listen_streams),
             limits,
@@ -281,7 +299,8 @@ impl Engine {
             serves_resources: AtomicBool::new(serves_resources),
             serves_prompts: AtomicBool::new(serves_prompts),
             serves_tasks: AtomicBool::new(serves_tasks),
-            tasks: Tasks::new(limits.max_tasks),
+            tasks: Tasks::new(limits.max_tasks, pools.tasks.clone()),
+            pools,
             validators: Mutex::default(),
             mrtr: methods::mrtr::Sealer::new(),
             clock: Clock::default(),
@@ -312,7 +331,9 @@ impl Engine {
     #[cfg(test)]
     pub(crate) fn for_tests(spec: ServerSpec) -> Arc<Engine> {
         let log = Arc::new(TrafficLog::new(100, crate::log::DEFAULT_LOG_BYTES));
-        Engine::new(spec, Limits::default(), Vec::new(), log, 0).expect("a valid spec")
+        let limits = Limits::default();
+        let pools = Pools::new(limits.max_retained_event_bytes, limits.max_task_bytes);
+        Engine::new(spec, limits, Vec::new(), log, pools, 0).expect("a valid spec")
     }
 
     /// Whether a tool can run as a task, so the server declares tasks.

@@ -196,6 +196,19 @@ impl TrafficLog {
         self.ring().dropped
     }
 
+    /// The ring's figures: `(records kept, record limit, bytes kept, byte budget, records
+    /// dropped to stay within them)`.
+    pub(crate) fn usage(&self) -> (usize, usize, usize, usize, u64) {
+        let ring = self.ring();
+        (
+            ring.records.len(),
+            ring.limit,
+            ring.bytes,
+            ring.budget,
+            ring.dropped,
+        )
+    }
+
     /// The bytes the kept records take, as the budget counts them.
     #[cfg(test)]
     pub(crate) fn bytes(&self) -> usize {

@@ -14,7 +14,7 @@ mod order;
 mod query;
 mod record;
 mod ring;
-mod size;
+pub(crate) mod size;
 pub(crate) mod text;
 mod transcript;
 

@@ -81,6 +81,32 @@ fn headers(headers: &Headers) -> usize {
     }
 }
 
+/// The estimated bytes a parsed `Value` holds: its own slot and the heap behind it (strings,
+/// arrays, and the entries and index of an insertion-ordered map). Stores outside the ring
+/// that keep parsed messages (a session's retained events, a task's result) count with it.
+pub(crate) fn value(value: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    size_of::<Value>()
+        + match value {
+            Value::String(s) => text(s),
+            Value::Array(items) => {
+                PER_ALLOCATION
+                    + (items.capacity() - items.len()) * size_of::<Value>()
+                    + items.iter().map(self::value).sum::<usize>()
+            }
+            Value::Object(members) => {
+                // An `IndexMap` entry: hash, key, value; plus a slot of its hash index.
+                let per_entry = 8 + size_of::<String>() + 8;
+                2 * PER_ALLOCATION
+                    + members
+                        .iter()
+                        .map(|(k, v)| per_entry + text(k) + self::value(v))
+                        .sum::<usize>()
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+        }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +121,14 @@ mod tests {
         assert!((8_000..8_100).contains(&json(&zeros)), "{}", json(&zeros));
         let headers_cost = headers(&[("accept", "x".repeat(100))].into_iter().collect());
         assert!(headers_cost > 100, "{headers_cost}");
+    }
+
+    #[test]
+    fn a_parsed_value_costs_its_strings_and_nodes() {
+        let long = value(&json!("x".repeat(1 << 20)));
+        assert!(((1 << 20)..(1 << 20) + 100).contains(&long), "{long}");
+        // A small notification as a map of two members is a few hundred bytes, not its text.
+        let note = value(&json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
+        assert!((150..600).contains(&note), "{note}");
     }
 }

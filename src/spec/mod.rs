@@ -419,6 +419,12 @@ pub(crate) struct Limits {
     pub(crate) max_session_bytes: usize,
     /// Server-to-client messages queued per session while no GET stream is open.
     pub(crate) max_queued_messages: usize,
+    /// Bytes of events the sessions keep for resumption (`Last-Event-ID`), all sessions
+    /// together; past it the oldest events of any session are evicted.
+    pub(crate) max_retained_event_bytes: usize,
+    /// Bytes of finished tasks (results, arguments) kept for `tasks/get` and
+    /// `tasks/result`; past it the oldest finished tasks are forgotten.
+    pub(crate) max_task_bytes: usize,
     /// Open `subscriptions/listen` streams allowed at once; past it a new one is refused with
     /// `503` (0 refuses every listen).
     pub(crate) max_listen_streams: usize,
@@ -437,6 +443,8 @@ impl Default for Limits {
             max_sessions: 10_000,
             max_session_bytes: 64 * 1024 * 1024,
             max_queued_messages: 1_000,
+            max_retained_event_bytes: 64 * 1024 * 1024,
+            max_task_bytes: 64 * 1024 * 1024,
             max_listen_streams: 1_000,
             keep_alive_ms: 15_000,
             max_tasks: 1_000,

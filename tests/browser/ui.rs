@@ -25,8 +25,24 @@ impl Ui {
 
     /// The same with the given browser (another window size).
     pub async fn with_browser(name: &str, browser: Browser) -> Ui {
+        Ui::with_setup(name, browser, None, &[]).await
+    }
+
+    /// The app started with `servers.json` (when given) and extra flags.
+    pub async fn with_setup(
+        name: &str,
+        browser: Browser,
+        servers: Option<&str>,
+        flags: &[&str],
+    ) -> Ui {
         let dir = Scratch::new(name);
-        let app = Running::start(dir.path());
+        if let Some(servers) = servers {
+            std::fs::write(dir.path().join("servers.json"), servers).expect("servers.json");
+        }
+        let (mcp, ui) = crate::app_process::free_ports();
+        let mut command = crate::app_process::command_in(dir.path(), mcp, ui);
+        command.args(flags);
+        let app = Running::spawn(command, mcp, ui);
         let http = app.api_client();
         let ui = Ui {
             app,

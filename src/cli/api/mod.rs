@@ -19,6 +19,7 @@ mod guard;
 mod kinds;
 mod live;
 mod logs;
+mod memory;
 mod meta;
 mod oauth;
 mod openapi;
@@ -58,6 +59,7 @@ pub fn router(app: Arc<App>) -> Router {
     routes.extend(logs::routes());
     routes.extend(cassettes::routes(&mut docs));
     routes.push(templates::route(&mut docs));
+    routes.push(memory::route(&mut docs));
     let api = openapi::serve(docs, app.ui_port, routes)
         .fallback(no_route)
         .method_not_allowed_fallback(no_method)

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use super::process::{self, Process};
 use crate::cli::config::{self, ConfigFile};
 use crate::engine::Engine;
+use crate::engine::state::pool::Pools;
 use crate::engine::transport::lines;
 use crate::log::{DEFAULT_LOG_BYTES, Direction, Entry, Record, RpcKind, TrafficLog, Transport};
 use crate::spec::Limits;
@@ -55,7 +56,9 @@ pub(super) async fn run(name: &str, config_dir: &Path, log_file: Option<&Path>) 
         }
     };
     let log = Arc::new(TrafficLog::new(LOG_LIMIT, DEFAULT_LOG_BYTES));
-    let engine = match Engine::new(spec, Limits::default(), Vec::new(), log.clone(), SOURCE) {
+    let limits = Limits::default();
+    let pools = Pools::new(limits.max_retained_event_bytes, limits.max_task_bytes);
+    let engine = match Engine::new(spec, limits, Vec::new(), log.clone(), pools, SOURCE) {
         Ok(engine) => engine,
         Err(error) => {
             eprintln!("mcp-decoy stdio: server `{name}`: {error}");

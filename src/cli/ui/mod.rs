@@ -68,6 +68,7 @@ const ASSETS: &[Asset] = &[
     asset!("js/log-format.js", JS),
     asset!("js/log-list.js", JS),
     asset!("js/logs.js", JS),
+    asset!("js/memory.js", JS),
     asset!("js/poll.js", JS),
     asset!("js/server-view.js", JS),
     asset!("js/servers.js", JS),

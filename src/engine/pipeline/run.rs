@@ -360,7 +360,7 @@ impl Pending {
         if session.version == ProtocolVersion::V2025_11_25 || polled {
             session.push(stream, None);
         }
-        let Some(reader) = session.attach(stream, None) else {
+        let Ok(reader) = session.attach(stream, None) else {
             return super::refused(
                 Status::Internal,
                 jsonrpc::code::INVALID_REQUEST,

@@ -1,5 +1,6 @@
 //! What one running server remembers between messages: the catalog ([`catalog`]), the
 //! legacy sessions with their event streams ([`session`], [`stream`], [`outbox`]), the
+//! byte budgets their retained events and finished tasks share ([`pool`]), the
 //! counters of fault rules ([`faults`]) and tool responses ([`responses`]), session ages
 //! ([`expiry`]), the tasks ([`tasks`]) and the server's clock ([`clock`]).
 //!
@@ -11,6 +12,7 @@ pub(crate) mod clock;
 pub(crate) mod expiry;
 pub(crate) mod faults;
 pub(crate) mod outbox;
+pub(crate) mod pool;
 pub(crate) mod responses;
 pub(crate) mod sent;
 pub(crate) mod session;

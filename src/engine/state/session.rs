@@ -1,13 +1,14 @@
 //! Live legacy sessions: ids, negotiated revision, client identity, and the queue of
 //! server-to-client messages that the session's GET stream drains.
 //!
-//! Bounded three ways: past `max_sessions`, or past `max_bytes` of what clients sent in
+//! Bounded four ways: past `max_sessions`, or past `max_bytes` of what clients sent in
 //! their `initialize` (`clientInfo` and `capabilities`, which a session keeps), the oldest
-//! session ends; and a session queues at most `max_queued` messages while no stream is open
-//! (the oldest drop first).
+//! session ends; a session queues at most `max_queued` messages while no stream is open
+//! (the oldest drop first); and every event a session keeps for resumption is charged to
+//! the pool of retained events, which evicts the oldest of any session past its budget.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -15,8 +16,9 @@ use serde_json::Value;
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::pool::{GiveUp, Holder, Key, Pool};
 use super::sent::Sent;
-use super::stream::{Poll, STANDALONE, Streams};
+use super::stream::{Attach, Poll, STANDALONE, Streams};
 use crate::log::Transport;
 use crate::signal::Signal;
 use crate::spec::{LogLevel, ProtocolVersion};
@@ -60,6 +62,10 @@ pub(crate) struct Session {
     created_at: DateTime<Utc>,
     state: Mutex<State>,
     wake: Signal,
+    /// Itself, as the pool's holder of its events.
+    me: Weak<Session>,
+    /// Where its events are charged.
+    pool: Arc<Pool>,
 }
 
 #[derive(Debug)]
@@ -100,14 +106,18 @@ impl Session {
 
     /// Appends an event to a stream (`None`: the priming event) and wakes its reader.
     pub(crate) fn push(&self, stream: u64, message: Option<Value>) {
-        {
+        let charged = {
             let mut state = self.state();
             if state.ended {
                 return;
             }
-            state.streams.push(stream, message);
-        }
+            state.streams.push(stream, message)
+        };
         self.wake.notify();
+        if let Some((key, bytes)) = charged {
+            let me: Weak<dyn Holder> = self.me.clone();
+            self.pool.track(me, key, bytes);
+        }
     }
 
     /// Opens a stream for one POSTed request.
@@ -122,14 +132,15 @@ impl Session {
     }
 
     /// Attaches a reader to a stream (it takes over from an older one); `after` is the
-    /// `Last-Event-ID` sequence number. `None` if the stream is unknown.
-    pub(crate) fn attach(&self, stream: u64, after: Option<u64>) -> Option<Reader> {
+    /// `Last-Event-ID` sequence number. Refused for a stream the session never had, or when
+    /// events after `after` were evicted.
+    pub(crate) fn attach(&self, stream: u64, after: Option<u64>) -> Result<Reader, Attach> {
         let (id, cursor) = self.state().streams.attach(stream, after)?;
         // Wake the reader it takes over from, so that one ends now.
         self.wake.notify();
         let mut wake = self.wake.subscribe();
         wake.mark_changed();
-        Some(Reader {
+        Ok(Reader {
             stream,
             id,
             cursor,
@@ -278,6 +289,16 @@ impl Session {
     }
 }
 
+impl Holder for Session {
+    fn give_up(&self, key: Key) -> GiveUp {
+        self.state().streams.give_up(key)
+    }
+
+    fn holds(&self, key: Key) -> bool {
+        self.state().streams.holds(key)
+    }
+}
+
 /// A reader of one stream: an HTTP body's cursor.
 #[derive(Debug)]
 pub(crate) struct Reader {
@@ -294,6 +315,8 @@ pub(crate) struct Sessions {
     max_sessions: usize,
     max_bytes: usize,
     max_queued: usize,
+    /// The budget of retained events, shared with other servers in the app.
+    pool: Arc<Pool>,
 }
 
 #[derive(Debug, Default)]
@@ -303,15 +326,23 @@ struct Inner {
     order: VecDeque<String>,
     /// What the live sessions hold of their clients' handshakes (their `bytes`).
     bytes: usize,
+    /// Sessions ended by `max_sessions` or `max_bytes`.
+    evicted: u64,
 }
 
 impl Sessions {
-    pub(crate) fn new(max_sessions: usize, max_bytes: usize, max_queued: usize) -> Self {
+    pub(crate) fn new(
+        max_sessions: usize,
+        max_bytes: usize,
+        max_queued: usize,
+        pool: Arc<Pool>,
+    ) -> Self {
         Sessions {
             inner: Mutex::new(Inner::default()),
             max_sessions: max_sessions.max(1),
             max_bytes,
             max_queued: max_queued.max(1),
+            pool,
         }
     }
 
@@ -343,6 +374,7 @@ impl Sessions {
             };
             if let Some(evicted) = inner.by_id.remove(&oldest) {
                 inner.bytes -= evicted.bytes;
+                inner.evicted += 1;
                 evicted.end();
             }
         }
@@ -373,7 +405,9 @@ impl Sessions {
         transport: Transport,
         bytes: usize,
     ) -> Arc<Session> {
-        Arc::new(Session {
+        Arc::new_cyclic(|me| Session {
+            me: me.clone(),
+            pool: self.pool.clone(),
             id: new_session_id(),
             version,
             transport,
@@ -384,7 +418,7 @@ impl Sessions {
             state: Mutex::new(State {
                 initialized: false,
                 ended: false,
-                streams: Streams::new(self.max_queued),
+                streams: Streams::new(self.max_queued, self.pool.clone()),
                 in_flight: HashMap::new(),
                 replies: HashMap::new(),
                 next_request: 0,
@@ -425,6 +459,12 @@ impl Sessions {
         }
     }
 
+    /// `(live sessions, handshake bytes they keep, sessions ended by the limits)`.
+    pub(crate) fn usage(&self) -> (usize, usize, u64) {
+        let inner = self.inner();
+        (inner.by_id.len(), inner.bytes, inner.evicted)
+    }
+
     pub(crate) fn list(&self) -> Vec<SessionInfo> {
         let inner = self.inner();
         inner
@@ -462,7 +502,7 @@ mod tests {
 
     #[test]
     fn the_oldest_session_ends_when_the_limit_is_reached() {
-        let sessions = Sessions::new(2, usize::MAX, 10);
+        let sessions = Sessions::new(2, usize::MAX, 10, Arc::new(Pool::new(usize::MAX)));
         let a = sessions.create(
             ProtocolVersion::V2025_11_25,
             json!({}).into(),

@@ -5,11 +5,17 @@
 //! buffer of events here; an HTTP body is only a reader with a cursor. So a client that loses
 //! a connection can come back with `GET` + `Last-Event-ID: <stream>-<seq>` and read on from
 //! where it was, and a handler keeps writing whether or not anyone reads. Bounded: each stream
-//! keeps its newest events, and a session keeps its newest streams.
+//! keeps its newest events, a session keeps its newest streams, and every event is charged
+//! in bytes to the pool the server's sessions share ([`Pool`]), which evicts the oldest
+//! events of any session past its budget. A resume that would skip an evicted event is
+//! refused ([`Attach::Evicted`]), never replayed with a silent gap.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 use serde_json::Value;
+
+use super::pool::{GiveUp, Key, Pool};
 
 /// The session's standalone stream, opened by GET (list_changed, resources/updated, ...).
 pub(crate) const STANDALONE: u64 = 0;
@@ -24,6 +30,8 @@ const MAX_STREAMS: usize = 64;
 pub(crate) struct Event {
     pub(crate) seq: u64,
     pub(crate) message: Option<Value>,
+    /// What the pool was charged for it.
+    bytes: usize,
 }
 
 #[derive(Debug, Default)]
@@ -35,6 +43,16 @@ struct Stream {
     finished: bool,
     /// The reader allowed to read; a newer reader takes over from an older one.
     reader: Option<u64>,
+    /// The highest sequence number dropped (for the pool's budget or the count limit): a
+    /// resume from before it would miss events.
+    evicted: Option<u64>,
+}
+
+impl Stream {
+    /// Whether event `seq` is live work: its reader is attached and has yet to take it.
+    fn needs(&self, seq: u64) -> bool {
+        self.reader.is_some() && self.delivered.is_none_or(|d| seq > d)
+    }
 }
 
 /// What a reader's next poll found.
@@ -43,6 +61,16 @@ pub(crate) enum Poll {
     Event(Event),
     Wait,
     Closed,
+}
+
+/// Why a reader could not attach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Attach {
+    /// The session never had this stream.
+    Unknown,
+    /// Events after the client's last one were evicted (or the whole stream was): resuming
+    /// would skip them.
+    Evicted,
 }
 
 /// All streams of one session.
@@ -56,16 +84,26 @@ pub(crate) struct Streams {
     next_stream: u64,
     next_reader: u64,
     max_standalone: usize,
+    /// The byte budget every event is charged to.
+    pool: Arc<Pool>,
 }
 
 impl Streams {
-    pub(crate) fn new(max_standalone: usize) -> Self {
+    pub(crate) fn new(max_standalone: usize, pool: Arc<Pool>) -> Self {
         Streams {
             standalone: Stream::default(),
             streams: BTreeMap::new(),
             next_stream: STANDALONE + 1,
             next_reader: 1,
             max_standalone: max_standalone.max(1),
+            pool,
+        }
+    }
+
+    /// Gives back to the pool what a dropped stream held.
+    fn release(pool: &Pool, stream: Stream, evicted: bool) {
+        for event in stream.events {
+            pool.release(event.bytes, evicted);
         }
     }
 
@@ -89,32 +127,77 @@ impl Streams {
                     break;
                 }
                 if self.streams.get(&old).is_some_and(|s| s.finished) {
-                    self.streams.remove(&old);
+                    if let Some(gone) = self.streams.remove(&old) {
+                        Self::release(&self.pool, gone, true);
+                    }
                 }
             }
         }
         id
     }
 
-    /// Appends an event; `None` writes the priming event.
-    pub(crate) fn push(&mut self, stream: u64, message: Option<Value>) {
+    /// Appends an event; `None` writes the priming event. Returns the pool key and bytes
+    /// it was charged, for [`Pool::track`] once the session's lock is released.
+    pub(crate) fn push(&mut self, stream: u64, message: Option<Value>) -> Option<(Key, usize)> {
         let limit = if stream == STANDALONE {
             self.max_standalone
         } else {
             MAX_EVENTS_PER_STREAM
         };
-        let Some(s) = self.get_mut(stream) else {
-            return;
-        };
+        let pool = self.pool.clone();
+        let s = self.get_mut(stream)?;
         if s.finished {
-            return;
+            return None;
         }
         let seq = s.next_seq;
         s.next_seq += 1;
-        s.events.push_back(Event { seq, message });
+        let bytes = size_of::<Event>() + message.as_ref().map_or(0, crate::log::size::value);
+        pool.charge(bytes);
+        s.events.push_back(Event {
+            seq,
+            message,
+            bytes,
+        });
         while s.events.len() > limit {
-            s.events.pop_front();
+            if let Some(old) = s.events.pop_front() {
+                s.evicted = Some(old.seq);
+                pool.release(old.bytes, true);
+            }
         }
+        Some(((stream, seq), bytes))
+    }
+
+    /// The pool asks for event `seq` of `stream` back.
+    pub(crate) fn give_up(&mut self, (stream, seq): Key) -> GiveUp {
+        let Some(s) = self.get_mut(stream) else {
+            return GiveUp::Gone;
+        };
+        let Ok(at) = s.events.binary_search_by_key(&seq, |e| e.seq) else {
+            return GiveUp::Gone;
+        };
+        if s.needs(seq) {
+            return GiveUp::Live;
+        }
+        s.events.remove(at);
+        s.evicted = Some(s.evicted.map_or(seq, |e| e.max(seq)));
+        // An idle session gives back the room its queue grew to, not only the events.
+        if s.events.capacity() > 4 * s.events.len() + 16 {
+            s.events.shrink_to_fit();
+        }
+        // A finished POST stream with nothing left is forgotten; a resume of it is refused.
+        if stream != STANDALONE && s.finished && s.events.is_empty() {
+            self.streams.remove(&stream);
+        }
+        GiveUp::Freed
+    }
+
+    /// Whether event `seq` of `stream` is still kept.
+    pub(crate) fn holds(&self, (stream, seq): Key) -> bool {
+        let s = match stream {
+            STANDALONE => Some(&self.standalone),
+            _ => self.streams.get(&stream),
+        };
+        s.is_some_and(|s| s.events.binary_search_by_key(&seq, |e| e.seq).is_ok())
     }
 
     /// Marks a stream complete: its readers end once they have read everything.
@@ -126,18 +209,31 @@ impl Streams {
 
     /// Attaches a reader, which takes over from any earlier one. `after` is the last event
     /// the client saw; `None` starts after what earlier readers took (or at the start).
-    /// Returns the reader id and its first cursor, or `None` for an unknown stream.
-    pub(crate) fn attach(&mut self, stream: u64, after: Option<u64>) -> Option<(u64, u64)> {
+    /// Returns the reader id and its first cursor; a resume (`after`) of a stream that lost
+    /// events past it is refused.
+    pub(crate) fn attach(&mut self, stream: u64, after: Option<u64>) -> Result<(u64, u64), Attach> {
         let reader = self.next_reader;
         self.next_reader += 1;
-        let s = self.get_mut(stream)?;
+        let issued = stream < self.next_stream;
+        let Some(s) = self.get_mut(stream) else {
+            return Err(if issued {
+                Attach::Evicted
+            } else {
+                Attach::Unknown
+            });
+        };
+        if let (Some(seen), Some(evicted)) = (after, s.evicted) {
+            if evicted > seen {
+                return Err(Attach::Evicted);
+            }
+        }
         s.reader = Some(reader);
         let cursor = match (after, s.delivered) {
             (Some(seen), _) => seen + 1,
             (None, Some(delivered)) => delivered + 1,
             (None, None) => 0,
         };
-        Some((reader, cursor))
+        Ok((reader, cursor))
     }
 
     pub(crate) fn detach(&mut self, stream: u64, reader: u64) {
@@ -172,12 +268,21 @@ impl Streams {
         self.standalone.reader.is_some()
     }
 
-    /// Ends every stream (the session is over).
+    /// Ends every stream (the session is over) and frees their events.
     pub(crate) fn close_all(&mut self) {
         for s in std::iter::once(&mut self.standalone).chain(self.streams.values_mut()) {
             s.finished = true;
             s.reader = None;
+            for event in s.events.drain(..) {
+                self.pool.release(event.bytes, false);
+            }
         }
+    }
+}
+
+impl Drop for Streams {
+    fn drop(&mut self) {
+        self.close_all();
     }
 }
 
@@ -199,7 +304,7 @@ mod tests {
 
     #[test]
     fn a_resumed_reader_replays_what_it_missed_on_that_stream_only() {
-        let mut streams = Streams::new(10);
+        let mut streams = Streams::new(10, Arc::new(Pool::new(usize::MAX)));
         let post = streams.open();
         streams.push(post, None);
         streams.push(post, Some(json!("a")));
@@ -209,7 +314,8 @@ mod tests {
             streams.poll(post, first, cursor),
             Poll::Event(Event {
                 seq: 0,
-                message: None
+                message: None,
+                ..
             })
         ));
         // The connection drops after the priming event; the result arrives meanwhile.
@@ -236,7 +342,8 @@ mod tests {
 
     #[test]
     fn a_fresh_get_reads_only_what_was_not_delivered() {
-        let mut streams = Streams::new(2);
+        let pool = Arc::new(Pool::new(usize::MAX));
+        let mut streams = Streams::new(2, pool.clone());
         for n in 0..3 {
             streams.push(STANDALONE, Some(json!(n)));
         }
@@ -254,6 +361,19 @@ mod tests {
             panic!()
         };
         assert_eq!(e.message, Some(json!(2)));
+        // Two more push out events 1 and 2: a client that saw only 1 cannot resume.
+        streams.push(STANDALONE, Some(json!(3)));
+        streams.push(STANDALONE, Some(json!(4)));
+        assert_eq!(streams.attach(STANDALONE, Some(1)), Err(Attach::Evicted));
+        assert!(streams.attach(STANDALONE, Some(2)).is_ok());
+        assert_eq!(streams.attach(9, Some(0)), Err(Attach::Unknown));
+        assert_eq!(pool.usage().evicted, 3);
+        drop(streams);
+        assert_eq!(
+            pool.usage().used_bytes,
+            0,
+            "a dropped session gives everything back"
+        );
         assert_eq!(parse_event_id(&event_id(3, 7)), Some((3, 7)));
         assert_eq!(parse_event_id("x-1"), None);
     }

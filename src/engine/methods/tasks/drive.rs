@@ -39,6 +39,8 @@ pub(crate) enum Parked {
 pub(crate) fn apply(engine: &Engine, task: &Task, change: impl FnOnce(&mut TaskState, SystemTime)) {
     let now = engine.now();
     change(&mut task.state(), now);
+    // A task that just finished is charged to the pool of finished tasks.
+    engine.tasks.finished(task);
     announce(engine, task);
 }
 

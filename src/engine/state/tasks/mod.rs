@@ -2,9 +2,10 @@
 //! extension): each task's fixed facts ([`TaskMeta`]), where its script stands and what
 //! the client did with it ([`TaskState`]), and the store that keeps them.
 //!
-//! Bounded twice: at most `max_tasks` tasks are kept (the oldest finished one is forgotten
-//! first, and a new live task past the limit is refused), and each task remembers at most
-//! [`MAX_POLLS_KEPT`] poll times. A task's TTL runs on the server's clock; an expired task
+//! Bounded three ways: at most `max_tasks` tasks are kept (the oldest finished one is
+//! forgotten first, and a new live task past the limit is refused); each task remembers at
+//! most [`MAX_POLLS_KEPT`] poll times; and a finished task is charged in bytes to the pool of
+//! finished tasks, which forgets the oldest past its budget (live tasks are never charged). A task's TTL runs on the server's clock; an expired task
 //! stays in the store, answering "expired", until the limit pushes it out.
 //!
 //! State only: how a script advances is `methods::tasks`'s.
@@ -12,7 +13,7 @@
 mod info;
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
@@ -20,6 +21,7 @@ use tokio::sync::watch;
 
 pub use info::{TaskInfo, TaskStatus};
 
+use super::pool::{GiveUp, Holder, Key, Pool};
 use crate::log::Era;
 use crate::signal::Signal;
 use crate::spec::{AskMethod, TaskFaults, ToolSpec};
@@ -207,7 +209,7 @@ fn new_task_id() -> String {
 /// Every task of one server.
 #[derive(Debug)]
 pub(crate) struct Tasks {
-    inner: Mutex<Inner>,
+    kept: Arc<Kept>,
     max: usize,
     /// Bumped on every change (and when the clock moves), waking whoever waits on a task.
     changes: Signal,
@@ -216,28 +218,123 @@ pub(crate) struct Tasks {
     /// Tasks created since the ticker last looked: it watches only live tasks, so a store
     /// full of finished ones costs it nothing.
     created: Mutex<Vec<Arc<Task>>>,
+    /// Where finished tasks are charged.
+    pool: Arc<Pool>,
 }
+
+/// The kept tasks, the pool's holder.
+#[derive(Debug, Default)]
+struct Kept(Mutex<Inner>);
 
 #[derive(Debug, Default)]
 struct Inner {
     by_id: HashMap<String, Arc<Task>>,
     /// Creation order, for forgetting the oldest.
-    order: VecDeque<String>,
+    order: VecDeque<Slot>,
+    next_serial: u64,
+}
+
+/// A task's place in the creation order.
+#[derive(Debug)]
+struct Slot {
+    /// Increasing with creation: the pool's key for the task.
+    serial: u64,
+    id: String,
+    /// What the pool was charged once the task finished (0 before).
+    bytes: usize,
+}
+
+impl Inner {
+    fn position(&self, serial: u64) -> Option<usize> {
+        self.order
+            .binary_search_by_key(&serial, |slot| slot.serial)
+            .ok()
+    }
+}
+
+impl Kept {
+    fn inner(&self) -> MutexGuard<'_, Inner> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Holder for Kept {
+    fn give_up(&self, (serial, _): Key) -> GiveUp {
+        let mut inner = self.inner();
+        let Some(at) = inner.position(serial) else {
+            return GiveUp::Gone;
+        };
+        if let Some(slot) = inner.order.remove(at) {
+            inner.by_id.remove(&slot.id);
+        }
+        GiveUp::Freed
+    }
+
+    fn holds(&self, (serial, _): Key) -> bool {
+        self.inner().position(serial).is_some()
+    }
 }
 
 impl Tasks {
-    pub(crate) fn new(max: usize) -> Self {
+    pub(crate) fn new(max: usize, pool: Arc<Pool>) -> Self {
         Tasks {
-            inner: Mutex::default(),
+            kept: Arc::default(),
             max: max.max(1),
             changes: Signal::default(),
             ticker: Mutex::default(),
             created: Mutex::default(),
+            pool,
         }
     }
 
     fn inner(&self) -> MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        self.kept.inner()
+    }
+
+    /// Drops the slot at `at`, giving back what it was charged.
+    fn forget(&self, inner: &mut Inner, at: usize) {
+        if let Some(slot) = inner.order.remove(at) {
+            inner.by_id.remove(&slot.id);
+            if slot.bytes > 0 {
+                self.pool.release(slot.bytes, true);
+            }
+        }
+    }
+
+    /// Charges a finished task to the pool, once; forgetting the oldest finished tasks
+    /// when the pool is over budget.
+    pub(crate) fn finished(&self, task: &Task) {
+        let bytes = {
+            let state = task.state();
+            if !state.status.is_terminal() {
+                return;
+            }
+            let ending = match &state.ending {
+                Some(Ending::Result(v) | Ending::Error(v)) => crate::log::size::value(v),
+                None => 0,
+            };
+            std::mem::size_of::<Task>()
+                + ending
+                + crate::log::size::value(&state.context)
+                + crate::log::size::value(&task.meta.template)
+                + state.polls.len() * std::mem::size_of::<SystemTime>()
+        };
+        let serial = {
+            let mut inner = self.inner();
+            let Some(slot) = inner
+                .order
+                .iter_mut()
+                .rev()
+                .find(|slot| slot.id == task.id && slot.bytes == 0)
+            else {
+                return;
+            };
+            slot.bytes = bytes;
+            self.pool.charge(bytes);
+            slot.serial
+        };
+        let kept: Weak<dyn Holder> = Arc::downgrade(&self.kept) as Weak<dyn Holder>;
+        self.pool.track(kept, (serial, 0), bytes);
     }
 
     /// Keeps a new task. At the limit the oldest finished task is forgotten; when every
@@ -248,18 +345,22 @@ impl Tasks {
             let finished = inner
                 .order
                 .iter()
-                .position(|id| inner.by_id.get(id).is_none_or(|t| !t.is_live(now)));
+                .position(|slot| inner.by_id.get(&slot.id).is_none_or(|t| !t.is_live(now)));
             let Some(slot) = finished else {
                 return Err(format!(
                     "this server already runs {} live tasks, its limit (max_tasks); let one finish or cancel it first",
                     self.max
                 ));
             };
-            if let Some(id) = inner.order.remove(slot) {
-                inner.by_id.remove(&id);
-            }
+            self.forget(&mut inner, slot);
         }
-        inner.order.push_back(task.id.clone());
+        let serial = inner.next_serial;
+        inner.next_serial += 1;
+        inner.order.push_back(Slot {
+            serial,
+            id: task.id.clone(),
+            bytes: 0,
+        });
         inner.by_id.insert(task.id.clone(), task.clone());
         drop(inner);
         self.created
@@ -285,7 +386,7 @@ impl Tasks {
         inner
             .order
             .iter()
-            .filter_map(|id| inner.by_id.get(id).cloned())
+            .filter_map(|slot| inner.by_id.get(&slot.id).cloned())
             .collect()
     }
 
@@ -303,7 +404,11 @@ impl Tasks {
     pub(crate) fn clear(&self) {
         let mut inner = self.inner();
         inner.by_id.clear();
-        inner.order.clear();
+        for slot in inner.order.drain(..) {
+            if slot.bytes > 0 {
+                self.pool.release(slot.bytes, false);
+            }
+        }
         drop(inner);
         self.take_created();
         self.poke();
@@ -318,6 +423,17 @@ impl Tasks {
             .is_none_or(tokio::task::JoinHandle::is_finished)
         {
             *ticker = Some(start());
+        }
+    }
+}
+
+impl Drop for Tasks {
+    fn drop(&mut self) {
+        // The pool may outlive this server (the app's servers share one).
+        for slot in self.inner().order.drain(..) {
+            if slot.bytes > 0 {
+                self.pool.release(slot.bytes, false);
+            }
         }
     }
 }
@@ -347,7 +463,7 @@ mod tests {
     #[test]
     fn at_the_limit_the_oldest_finished_task_goes_and_live_ones_refuse_a_new_one() {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000);
-        let tasks = Tasks::new(2);
+        let tasks = Tasks::new(2, Arc::new(Pool::new(usize::MAX)));
         let (a, b) = (task(now), task(now));
         tasks.insert(a.clone(), now).expect("first");
         tasks.insert(b.clone(), now).expect("second");

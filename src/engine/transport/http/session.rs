@@ -17,7 +17,7 @@ use crate::engine::Engine;
 use crate::engine::pipeline::outcome::{Shape, Status, Streamed};
 use crate::engine::pipeline::{Inbound, admit};
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
-use crate::engine::state::stream::{self, STANDALONE};
+use crate::engine::state::stream::{self, Attach, STANDALONE};
 
 /// The header a client resumes a stream with.
 const LAST_EVENT_ID: &str = "last-event-id";
@@ -58,14 +58,31 @@ pub(crate) async fn get(
     };
     // Resumption (transports, "Resumability and Redelivery"): a Last-Event-ID this server
     // issued names the stream and the last event seen; anything else opens the GET stream.
+    // A resume that would skip evicted events is refused, never replayed with a gap.
     let resume = headers
         .get(LAST_EVENT_ID)
         .and_then(|v| v.to_str().ok())
         .and_then(stream::parse_event_id);
-    let reader = resume
-        .and_then(|(stream, seq)| session.attach(stream, Some(seq)))
-        .or_else(|| session.attach(STANDALONE, None));
-    let Some(reader) = reader else {
+    let reader = match resume.map(|(stream, seq)| session.attach(stream, Some(seq))) {
+        Some(Err(Attach::Evicted)) => {
+            let (stream, seq) = resume.unwrap_or_default();
+            return transport_error(
+                StatusCode::GONE,
+                code::INVALID_REQUEST,
+                &format!(
+                    "Last-Event-ID {}: the events after it are no longer kept (evicted for \
+                     the budget of retained events, max_retained_event_bytes = {} bytes, or \
+                     past a stream's count limit); open the GET stream without \
+                     Last-Event-ID, and send the request again",
+                    stream::event_id(stream, seq),
+                    engine.memory().retained_events.limit_bytes,
+                ),
+            );
+        }
+        Some(Ok(reader)) => Ok(reader),
+        Some(Err(Attach::Unknown)) | None => session.attach(STANDALONE, None),
+    };
+    let Ok(reader) = reader else {
         return transport_error(
             StatusCode::INTERNAL_SERVER_ERROR,
             code::INVALID_REQUEST,

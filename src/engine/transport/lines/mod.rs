@@ -305,7 +305,7 @@ fn open_session(engine: &Arc<Engine>, id: &str, out: &Queue, slot: &Slot) {
     if let Some(previous) = previous {
         engine.close_session(&previous.id);
     }
-    if let Some(reader) = session.attach(STANDALONE, None) {
+    if let Ok(reader) = session.attach(STANDALONE, None) {
         tokio::spawn(forward(engine.clone(), session, reader, out.clone(), None));
     }
 }

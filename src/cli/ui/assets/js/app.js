@@ -13,6 +13,7 @@
 import { api } from './api.js';
 import { h, replace } from './dom.js';
 import { initHeader, setServer } from './header.js';
+import { initMemory } from './memory.js';
 import { initKeys } from './keys.js';
 import { mountServers } from './servers.js';
 import { mountServerView, TABS } from './server-view.js';
@@ -53,6 +54,7 @@ function render() {
 async function start() {
   try {
     initHeader(await api.get('/'));
+    initMemory();
   } catch (problem) {
     replace(view, h('p', { class: 'error-banner', role: 'alert' }, problem.detail ?? String(problem)));
     return;
