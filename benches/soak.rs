@@ -15,13 +15,16 @@
 //! `heaptrack -o /tmp/soak`). Prints one line per sample, the budgets' eviction counters, and a
 //! summary; exits non-zero when RSS grew more than 10% after warm-up or passed the ceiling.
 
+mod common;
+
+use common::post;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use reqwest::header::AUTHORIZATION;
 use serde_json::{Value, json};
 
 const PROTOCOL: &str = "2025-11-25";
@@ -142,24 +145,6 @@ struct Counts {
     abandoned: AtomicU64,
     edits: AtomicU64,
     log_bytes: AtomicU64,
-}
-
-async fn post(
-    http: &reqwest::Client,
-    url: &str,
-    session: Option<&str>,
-    body: &Value,
-) -> reqwest::Response {
-    let mut request = http
-        .post(url)
-        .header(CONTENT_TYPE, "application/json")
-        .header(ACCEPT, "application/json, text/event-stream")
-        .header("mcp-protocol-version", PROTOCOL)
-        .body(body.to_string());
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
-    }
-    request.send().await.expect("the app answers")
 }
 
 async fn open_session(http: &reqwest::Client, url: &str) -> String {

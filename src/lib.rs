@@ -169,13 +169,21 @@ mod signal;
 pub use fixture::{matchers, presets};
 pub mod spec;
 
-pub use engine::{CaptureUse, MemoryUse, PoolUse, SessionsUse};
 pub use engine::{SessionInfo, TaskInfo, TaskStatus};
 pub use error::{Error, ItemKind};
 pub use fixture::{MockMcpServer, MockMcpServerBuilder, Times};
 pub use fixture::{Prompt, PromptArgument, Resource, ResourceTemplate, Response, Tool};
 pub use spec::fault::{Fault, FaultRule};
 pub use spec::version::ProtocolVersion;
+
+pub mod memory {
+    //! What a server keeps in memory against its budgets, as
+    //! [`MockMcpServer::memory`](crate::MockMcpServer::memory) reports it ([`MemoryUse`]): the
+    //! capture, the sessions, the events they keep for resumption and the finished tasks, each
+    //! with what it evicted to stay within its budget (`docs/guards.md`, "Memory budgets").
+
+    pub use crate::engine::{CaptureUse, MemoryUse, PoolUse, SessionsUse};
+}
 
 pub mod oauth {
     //! OAuth 2.1 for a [`MockMcpServer`](crate::MockMcpServer): the settings ([`OAuth`]), the

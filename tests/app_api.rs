@@ -241,6 +241,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("GET", "/servers/{server}/logs/export"),
     ("GET", "/servers/{server}/logs/export.har"),
     ("POST", "/templates/check"),
+    ("GET", "/memory"),
 ];
 
 /// A concrete path for a route: an unknown server, so no probe changes anything.
@@ -1933,17 +1934,12 @@ async fn resources_and_prompts_can_be_drafts_published_by_patch() {
     drop(client);
 }
 
-/// A tool that logs before its result, so each call answers on an event stream the session
-/// keeps for resumption.
-const SHOUT: &str = r#"{"servers": [{"name": "loud", "tools": [{"name": "shout",
-  "script": [{"step": "log", "level": "info", "data": "shouting"}],
-  "template": {"content": [{"type": "text", "text": "${args.message}"}]}}]}]}"#;
-
 #[tokio::test]
 async fn get_memory_reports_every_budget_the_flags_set_and_what_each_evicted() {
     // Arrange: a 1 MiB budget for retained events and 2 MiB for finished tasks.
     let dir = Scratch::new("memory");
-    std::fs::write(dir.path().join("servers.json"), SHOUT).expect("servers.json");
+    std::fs::write(dir.path().join("servers.json"), app_process::SHOUT_SERVERS)
+        .expect("servers.json");
     let (mcp, ui) = app_process::free_ports();
     let mut command = app_process::command_in(dir.path(), mcp, ui);
     command.args(["--retained-event-bytes", "1MiB", "--task-bytes", "2MiB"]);

@@ -333,13 +333,10 @@ async fn the_ui_sends_a_strict_csp_and_serves_every_asset_itself() {
 /// something, how many; its panel lists each budget with its flag.
 #[tokio::test]
 async fn the_header_shows_memory_and_what_the_budgets_evicted() {
-    let servers = r#"{"servers": [{"name": "loud", "tools": [{"name": "shout",
-      "script": [{"step": "log", "level": "info", "data": "shouting"}],
-      "template": {"content": [{"type": "text", "text": "${args.message}"}]}}]}]}"#;
     let ui = Ui::with_setup(
         "ui-memory",
         browser::Browser::start().await,
-        Some(servers),
+        Some(app_process::SHOUT_SERVERS),
         &["--retained-event-bytes", "1MiB"],
     )
     .await;

@@ -1039,3 +1039,43 @@ async fn a_draft_resource_is_hidden_until_it_is_published() {
     );
     assert_server_messages_valid(&server.log());
 }
+
+/// A template matches endless URIs, so each session holds at most 1,000 subscriptions: the
+/// next is refused naming the limit, and unsubscribing makes room (issue 49: what a session
+/// keeps is bounded).
+#[tokio::test]
+async fn a_session_holds_at_most_1000_subscriptions() {
+    // Arrange
+    let server = MockMcpServer::builder()
+        .resource_template(ResourceTemplate::new("file:///{+path}", "files"))
+        .start()
+        .await;
+    let (client, _heard) = connect_watching(&server.url()).await;
+    let subscribe =
+        |n: usize| client.subscribe(SubscribeRequestParams::new(format!("file:///{n}")));
+
+    // Act
+    for n in 0..1_000 {
+        subscribe(n).await.expect("within the limit");
+    }
+    let refused = subscribe(1_000).await;
+    let again = subscribe(999).await;
+    client
+        .unsubscribe(UnsubscribeRequestParams::new("file:///0"))
+        .await
+        .expect("unsubscribe");
+    let room = subscribe(1_000).await;
+
+    // Assert
+    let Err(ServiceError::McpError(error)) = refused else {
+        panic!("the 1,001st subscription must be refused: {refused:?}");
+    };
+    assert_eq!(error.code.0, -32602);
+    assert!(
+        error.message.contains("1000 URIs, the limit"),
+        "{}",
+        error.message
+    );
+    assert!(again.is_ok(), "a URI already subscribed is no new one");
+    assert!(room.is_ok(), "unsubscribing made room");
+}

@@ -76,3 +76,23 @@ pub async fn call_with(
         .await
         .expect("the whole body")
 }
+
+/// A POST of `body` as a 2025-11-25 client sends it (both `Accept` types), in `session`
+/// when given; the response unread.
+pub async fn post(
+    client: &reqwest::Client,
+    url: &str,
+    session: Option<&str>,
+    body: &Value,
+) -> reqwest::Response {
+    let mut request = client
+        .post(url)
+        .header(CONTENT_TYPE, "application/json")
+        .header(ACCEPT, "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body.to_string());
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    request.send().await.expect("the server answers")
+}

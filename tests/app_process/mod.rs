@@ -79,6 +79,12 @@ pub fn command() -> Command {
     command
 }
 
+/// A `servers.json` with server `loud`, whose tool `shout` logs before echoing `message`:
+/// each call answers on an event stream the session keeps for resumption.
+pub const SHOUT_SERVERS: &str = r#"{"servers": [{"name": "loud", "tools": [{"name": "shout",
+  "script": [{"step": "log", "level": "info", "data": "shouting"}],
+  "template": {"content": [{"type": "text", "text": "${args.message}"}]}}]}]}"#;
+
 /// The binary with `--config-dir DIR --mcp-port M --ui-port U`.
 pub fn command_in(dir: &Path, mcp_port: u16, ui_port: u16) -> Command {
     let mut command = command();

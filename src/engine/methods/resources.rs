@@ -14,6 +14,7 @@ use crate::engine::methods::pagination;
 use crate::engine::methods::script::{self, Stop};
 use crate::engine::methods::{RequestCtx, method_not_found};
 use crate::engine::protocol::jsonrpc::{RpcError, code};
+use crate::engine::state::session::MAX_SUBSCRIPTIONS;
 use crate::engine::uri_template::UriTemplate;
 use crate::engine::{schema, template};
 use crate::spec::{ResourceSpec, ResourceTemplateSpec};
@@ -85,7 +86,15 @@ pub(crate) fn subscribe(ctx: &RequestCtx) -> Result<Value, RpcError> {
     if ctx.engine.catalog.resources.get(uri).is_none() && find_template(ctx, uri).is_none() {
         return Err(not_found(ctx, uri));
     }
-    ctx.session.subscribe(uri);
+    if !ctx.session.subscribe(uri) {
+        return Err(RpcError::new(
+            code::INVALID_PARAMS,
+            format!(
+                "resources/subscribe: this session already subscribes to {MAX_SUBSCRIPTIONS} URIs, the limit; unsubscribe from one first"
+            ),
+        )
+        .with_data(json!({ "uri": uri, "limit": MAX_SUBSCRIPTIONS })));
+    }
     Ok(json!({}))
 }
 

@@ -23,6 +23,9 @@ use crate::log::Transport;
 use crate::signal::Signal;
 use crate::spec::{LogLevel, ProtocolVersion};
 
+/// Resource subscriptions one session may hold at once.
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 1_000;
+
 /// A live session as tests and the app see it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -228,8 +231,15 @@ impl Session {
         state.log_level = level;
     }
 
-    pub(crate) fn subscribe(&self, uri: &str) {
-        self.state().subscriptions.insert(uri.to_string());
+    /// Subscribes to `uri`; false when the session already holds [`MAX_SUBSCRIPTIONS`]
+    /// others (a template matches endless URIs, so a client could grow the set forever).
+    pub(crate) fn subscribe(&self, uri: &str) -> bool {
+        let mut state = self.state();
+        if state.subscriptions.len() >= MAX_SUBSCRIPTIONS && !state.subscriptions.contains(uri) {
+            return false;
+        }
+        state.subscriptions.insert(uri.to_string());
+        true
     }
 
     pub(crate) fn unsubscribe(&self, uri: &str) {

@@ -43,6 +43,8 @@ struct Stream {
     finished: bool,
     /// The reader allowed to read; a newer reader takes over from an older one.
     reader: Option<u64>,
+    /// The first event that reader has yet to take.
+    reading_from: u64,
     /// The highest sequence number dropped (for the pool's budget or the count limit): a
     /// resume from before it would miss events.
     evicted: Option<u64>,
@@ -51,7 +53,7 @@ struct Stream {
 impl Stream {
     /// Whether event `seq` is live work: its reader is attached and has yet to take it.
     fn needs(&self, seq: u64) -> bool {
-        self.reader.is_some() && self.delivered.is_none_or(|d| seq > d)
+        self.reader.is_some() && seq >= self.reading_from
     }
 }
 
@@ -233,6 +235,7 @@ impl Streams {
             (None, Some(delivered)) => delivered + 1,
             (None, None) => 0,
         };
+        s.reading_from = cursor;
         Ok((reader, cursor))
     }
 
@@ -252,10 +255,13 @@ impl Streams {
         if s.reader != Some(reader) {
             return Poll::Closed;
         }
-        match s.events.iter().find(|e| e.seq >= cursor) {
+        // Events are in sequence order: the first at or after the cursor, by bisection.
+        let at = s.events.partition_point(|e| e.seq < cursor);
+        match s.events.get(at) {
             Some(event) => {
                 let event = event.clone();
                 s.delivered = Some(s.delivered.map_or(event.seq, |d| d.max(event.seq)));
+                s.reading_from = event.seq + 1;
                 Poll::Event(event)
             }
             None if s.finished => Poll::Closed,

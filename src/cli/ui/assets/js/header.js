@@ -17,15 +17,28 @@ export function initHeader(meta) {
   text('tunnel-command', tunnelCommand());
   setServer(null);
 
-  const button = find('tunnel-button');
-  const panel = find('tunnel-panel');
+  popover(find('tunnel-button'), find('tunnel-panel'), '.tunnel');
+
+  const copyButton = find('tunnel-copy');
+  copyButton.addEventListener('click', async () => {
+    const done = await copy(tunnelCommand());
+    copyButton.textContent = done ? 'Copied' : 'Copy failed';
+    setTimeout(() => (copyButton.textContent = 'Copy'), 1200);
+  });
+}
+
+/**
+ * A header button that toggles its panel: a click elsewhere than inside `within` (a
+ * selector of their container) or `Esc` closes it.
+ */
+export function popover(button, panel, within) {
   const show = (open) => {
     panel.hidden = !open;
     button.setAttribute('aria-expanded', String(open));
   };
   button.addEventListener('click', () => show(panel.hidden));
   document.addEventListener('click', (event) => {
-    if (!panel.hidden && !event.target.closest('.tunnel')) show(false);
+    if (!panel.hidden && !event.target.closest(within)) show(false);
   });
   document.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && !panel.hidden) {
@@ -33,13 +46,6 @@ export function initHeader(meta) {
       // Registered before the shortcuts (keys.js): one Escape closes one thing.
       event.stopImmediatePropagation();
     }
-  });
-
-  const copyButton = find('tunnel-copy');
-  copyButton.addEventListener('click', async () => {
-    const done = await copy(tunnelCommand());
-    copyButton.textContent = done ? 'Copied' : 'Copy failed';
-    setTimeout(() => (copyButton.textContent = 'Copy'), 1200);
   });
 }
 

@@ -4,6 +4,7 @@
 
 import { api } from './api.js';
 import { h, replace } from './dom.js';
+import { popover } from './header.js';
 import { poll } from './poll.js';
 
 /** Each part of `GET /memory`: its label and the flag that sets its budget. */
@@ -17,14 +18,7 @@ const PARTS = [
 export function initMemory() {
   const button = find('memory-button');
   const panel = find('memory-panel');
-  const show = (open) => {
-    panel.hidden = !open;
-    button.setAttribute('aria-expanded', String(open));
-  };
-  button.addEventListener('click', () => show(panel.hidden));
-  document.addEventListener('click', (event) => {
-    if (!panel.hidden && !event.target.closest('.memory')) show(false);
-  });
+  popover(button, panel, '.memory');
   poll(async () => render(await api.get('/memory'), button, panel), 2000);
 }
 
