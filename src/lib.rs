@@ -57,8 +57,8 @@
 //!   [tasks](guide::tasks), [faults](guide::faults), [resources and prompts](guide::catalog),
 //!   [cassettes](guide::cassettes),
 //!   [the capture](guide::capture), [transports](guide::transports),
-//!   [guards](guide::guards), [OAuth](guide::oauth), [protocol](guide::protocol) and
-//!   [the app](guide::app).
+//!   [guards](guide::guards), [OAuth](guide::oauth), [protocol](guide::protocol),
+//!   relays (`guide::relay`, feature `relay`) and [the app](guide::app).
 //!
 //! ## Layout
 //! - `fixture`: the builder, the server handle (`fixture/server/`: live catalog edits,
@@ -70,7 +70,8 @@
 //!   that the fixture and the app drive alike. Imports run one way, top to bottom:
 //!   - `transport/http/`: the Streamable HTTP adapter (POST, GET stream, DELETE, SSE
 //!     writing, the exchange capture and body limit, and `render`, the only place a fault
-//!     becomes bytes); `serve.rs` runs one engine on the fixtures' shared runtimes (`pool.rs`), and `listener/`
+//!     becomes bytes); `serve.rs` runs one engine on the fixtures' shared runtimes
+//!     (`transport/pool.rs`), and `listener/`
 //!     serves every HTTP listener's connections (header and idle timeouts, the connection
 //!     cap and its `503`), the fixture's and the app's alike. `transport/lines/`
 //!     is the second adapter: newline-delimited JSON-RPC over a byte stream, written to
@@ -90,9 +91,10 @@
 //!     on the server's clock (`drive.rs`, with a background ticker for status notifications).
 //!   - `capture.rs`: the recorder, one per message, the only writer of `mcp` records.
 //!   - `state/`: catalog, sessions and their streams, fault and response counters, session
-//!     expiry, tasks (`state/tasks/`, bounded by `max_tasks`), clock.
+//!     expiry, tasks (`state/tasks/`, bounded by `max_tasks`), clock, and the byte budgets
+//!     (`pool.rs`) that retained events and finished tasks share; `memory.rs` reports them.
 //!   - `validate/`: every check of a spec, in one message format; `protocol/`: JSON-RPC,
-//!     methods, eras, the 2026-07-28 rules; `template.rs`, `schema.rs`, `uri_template/`:
+//!     methods, eras, the 2026-07-28 rules; `template/`, `schema/`, `uri_template/`:
 //!     json-e, the MCP JSON schema and RFC 6570, as leaves.
 //!
 //!   Where a `tools/call` goes: `transport::http::post` → `pipeline::message` →
@@ -121,11 +123,13 @@
 //! | feature | default | what it adds |
 //! |---|---|---|
 //! | `oauth-cimd` | no | OAuth: fetching Client ID Metadata Documents (a URL `client_id`, loopback `http` only) with reqwest. Without it the authorization server still advertises them (see [`OAuth::client_id_metadata_documents`](oauth::OAuth::client_id_metadata_documents)) but answers such a `client_id` with `invalid_client`, naming this feature. Off by default to keep a dependent's first build short: a plain fixture test does not use it |
-//! | `decoy-cli` | no | the standalone app `mcp-decoy` (module `cli`): many named servers on one MCP listener, a REST API to define them, live logs and `servers.json`; includes `oauth-cimd`, with TLS (rustls) for fetching `https` OAuth Client ID Metadata Documents, which the library alone fetches only from loopback `http` |
+//! | `relay` | no | relays: a server that forwards every request to a real MCP server (`relay_to`, `"upstream"` in `servers.json`) and captures both sides; reqwest with rustls and HTTP/2, which a plain fixture test does not need |
+//! | `decoy-cli` | no | the standalone app `mcp-decoy` (module `cli`): many named servers on one MCP listener, a REST API to define them, live logs and `servers.json`; includes `oauth-cimd`, with TLS (rustls) for fetching `https` OAuth Client ID Metadata Documents, which the library alone fetches only from loopback `http`; includes `relay` |
 //!
 //! ## Test isolation
-//! Each server has its own port, thread, runtime, sessions and log, so tests that run in
-//! parallel never see each other's traffic. Dropping the handle stops the server without
+//! Each server has its own port, sessions and log, and runs on a few runtime threads shared
+//! by the process's fixtures (at most four), never on the test's own runtime, so tests that
+//! run in parallel never see each other's traffic. Dropping the handle stops the server without
 //! blocking; `shutdown().await` also waits until the port is closed.
 //!
 //! ## Protocol

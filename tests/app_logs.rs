@@ -747,21 +747,16 @@ async fn the_stream_ends_when_the_app_shuts_down() {
     let app = start(&dir, &[]);
     let api = Api::of(&app);
     let mut events = Events::open(&api, "/servers/echo/logs/stream", None).await;
-    let asked = std::time::Instant::now();
     app.signal("TERM");
     events.expect_end("the stream ended").await;
-    // A stream that ignored the shutdown would hold the graceful shutdown open until the
-    // app gives up on it after two seconds.
-    let took = asked.elapsed();
-    assert!(
-        took < Duration::from_millis(1500),
-        "the stream ended after {took:?}"
-    );
     let (status, stderr) = app.wait();
     assert!(
         status.success(),
         "a clean exit with a stream open: {stderr}"
     );
+    // A stream that ignored the shutdown would hold it open until the app gives up on it
+    // after two seconds, and says so (no time bound: a busy machine is slow either way).
+    assert!(!stderr.contains("still open"), "{stderr}");
 }
 
 #[tokio::test]

@@ -736,3 +736,22 @@ async fn the_manifest_is_404_when_off_and_still_checks_the_host() {
     manifest_of(&on).await;
     still_serves(&on, None).await;
 }
+
+/// A crate built without the `relay` feature (as a dependent builds it by default) refuses a
+/// spec with an upstream, naming the feature, instead of serving a server that relays nothing.
+#[cfg(not(feature = "relay"))]
+#[tokio::test]
+async fn an_upstream_without_the_relay_feature_is_refused_naming_it() {
+    let mut spec = mcp_decoy::spec::ServerSpec::new("relay");
+    spec.upstream = Some("https://example.com/mcp".into());
+
+    let refused = mcp_decoy::MockMcpServerBuilder::from_spec(spec)
+        .try_start()
+        .await;
+
+    let Err(Error::InvalidConfig { field, reason }) = refused else {
+        panic!("an upstream needs the relay feature");
+    };
+    assert_eq!(field, "upstream");
+    assert!(reason.contains("`relay` cargo feature"), "{reason}");
+}

@@ -253,7 +253,15 @@ async fn serve(
             }
             app.close_streams();
             let _ = stop_tx.send(true);
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), servers).await;
+            // A connection that ignores the stop would hold the exit: give up on it, saying so.
+            if tokio::time::timeout(std::time::Duration::from_secs(2), servers)
+                .await
+                .is_err()
+            {
+                eprintln!(
+                    "mcp-decoy: connections were still open 2 s after the stop; closing them"
+                );
+            }
         }
     }
     Ok(())

@@ -3,8 +3,8 @@
 //! or in [`edits`]); neither reaches into its state, and it never knows which one started it.
 //!
 //! Imports run one way, top to bottom:
-//! - [`transport`]: adapters (Streamable HTTP today) turn bytes into messages and outcomes
-//!   back into bytes; the HTTP-only guards ([`guard`], [`oauth`], [`manifest`]) sit beside it.
+//! - [`transport`]: adapters (Streamable HTTP, newline-delimited byte streams) turn bytes
+//!   into messages and outcomes back into bytes; the HTTP-only guards ([`guard`], [`oauth`], [`manifest`]) sit beside it.
 //!   A relay (feature `relay`) is one more HTTP responder there (`transport::http::relay`):
 //!   it forwards to a real server instead of running the pipeline, behind the same guards
 //!   and capture.

@@ -1,6 +1,6 @@
 //! Transport adapters: each turns its own bytes into messages for the pipeline and the
 //! pipeline's outcomes back into bytes. Streamable HTTP ([`http`]) and newline-delimited
-//! byte streams ([`lines`]: the in-memory duplex, stdio next) sit side by side; a relay is
+//! byte streams ([`lines`]: the in-memory duplex, stdio processes) sit side by side; a relay is
 //! one more adapter, and none of them reaches into the methods.
 
 pub(crate) mod attach;
