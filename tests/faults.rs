@@ -1501,3 +1501,35 @@ async fn a_stream_answer_of_an_older_revision_has_the_flood_first() {
     }
     assert_eq!(data[3]["id"], json!(1));
 }
+
+/// A delay is waited, not only labelled: a fault rule's delay holds `tools/list` back and a
+/// response's delay holds its call back, each at least as long as asked (a lower bound only:
+/// a busy machine can only add to it).
+#[tokio::test]
+async fn a_fault_delay_and_a_response_delay_hold_the_answer_back() {
+    const WAIT: Duration = Duration::from_millis(300);
+    let server = MockMcpServer::builder()
+        .tool(Tool::echo().respond(mcp_decoy::Response::template().delay(WAIT)))
+        .fault(FaultRule::on_method("tools/list").delay(Delay::fixed(WAIT)))
+        .start()
+        .await;
+    let client = connect(&server.url()).await;
+
+    let listing = std::time::Instant::now();
+    client.list_all_tools().await.expect("tools/list");
+    let listed_after = listing.elapsed();
+    let calling = std::time::Instant::now();
+    let result = call_ok(&client, "echo", json!({ "message": "late" })).await;
+    let called_after = calling.elapsed();
+
+    assert!(
+        listed_after >= WAIT,
+        "tools/list answered after {listed_after:?}"
+    );
+    assert!(
+        called_after >= WAIT,
+        "tools/call answered after {called_after:?}"
+    );
+    assert_eq!(text(&result), "late");
+    client.cancel().await.expect("the client closes");
+}
