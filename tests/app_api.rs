@@ -1959,15 +1959,7 @@ async fn get_memory_reports_every_budget_the_flags_set_and_what_each_evicted() {
 
     // Act: rmcp streams three 600 KiB answers in one session, which stays open.
     let client = connect(&app.mcp_url("loud")).await;
-    for _ in 0..3 {
-        let result = call_ok(
-            &client,
-            "shout",
-            json!({ "message": "m".repeat(600 * 1024) }),
-        )
-        .await;
-        assert_eq!(text(&result).len(), 600 * 1024);
-    }
+    common::shout_600_kib_three_times(&client).await;
     let after = memory().await;
 
     // Assert: the budgets are the flags', and the retained events stayed within theirs.

@@ -350,15 +350,7 @@ async fn the_header_shows_memory_and_what_the_budgets_evicted() {
 
     // Three streamed 600 KiB answers pass the 1 MiB budget of retained events.
     let (client, _) = connect_watching(&ui.app.mcp_url("loud")).await;
-    for _ in 0..3 {
-        let result = call_ok(
-            &client,
-            "shout",
-            json!({ "message": "m".repeat(600 * 1024) }),
-        )
-        .await;
-        assert_eq!(text(&result).len(), 600 * 1024);
-    }
+    common::shout_600_kib_three_times(&client).await;
     let evicted = ui.api_get("/memory").await["retainedEvents"]["evicted"]
         .as_u64()
         .expect("a count");

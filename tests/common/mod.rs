@@ -454,3 +454,17 @@ pub fn initialize_body() -> Value {
                     "clientInfo": { "name": CLIENT_NAME, "version": "1.0.0" } },
     })
 }
+
+/// Calls `shout` (of `app_process::SHOUT_SERVERS`) three times with 600 KiB, each answered
+/// whole on an event stream: past a 1 MiB budget of retained events.
+pub async fn shout_600_kib_three_times(client: &Client) {
+    for _ in 0..3 {
+        let result = call_ok(
+            client,
+            "shout",
+            serde_json::json!({ "message": "m".repeat(600 * 1024) }),
+        )
+        .await;
+        assert_eq!(text(&result).len(), 600 * 1024);
+    }
+}
