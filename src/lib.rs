@@ -112,8 +112,11 @@
 //!   (`matching.rs`), the replay's state (`replay.rs`, which the engine's
 //!   `methods/replay.rs` answers from) and a cassette made into a server (`convert.rs`).
 //! - [`log`]: the captured records, the bounded ring that holds them (crate-private),
-//!   typed queries (the OAuth reads in `log/oauth/`) and the snapshot view (its order in
-//!   `log/order.rs`).
+//!   typed queries (the OAuth reads in `log/oauth/`), the snapshot view (its order in
+//!   `log/order.rs`) and the masking of secrets in what is captured (`log/mask.rs`, which
+//!   cassettes reuse).
+//! - `file`: reading a file named from outside (a cassette, a CA bundle), a leaf both the
+//!   cassette and the relay use.
 //! - `macros`: `setters!` and `listing_setters!`, which write the builders' one-field
 //!   setters once.
 //! - `error`: the one error type ([`Error`], [`ItemKind`]) that every front end returns.
@@ -166,6 +169,7 @@ pub mod cassette;
 pub mod cli;
 mod engine;
 mod error;
+mod file;
 mod fixture;
 pub mod guide;
 pub mod log;

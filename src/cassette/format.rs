@@ -186,7 +186,7 @@ impl Cassette {
             path: path.to_path_buf(),
             source,
         };
-        let bytes = crate::engine::file::read_regular(path, MAX_CASSETTE_BYTES)
+        let bytes = crate::file::read_regular(path, MAX_CASSETTE_BYTES)
             .map_err(|refused| io(refused.into()))?;
         let text = String::from_utf8(bytes)
             .map_err(|error| io(std::io::Error::new(std::io::ErrorKind::InvalidData, error)))?;

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::oauth::mask::MASK;
+use crate::log::mask::MASK;
 
 /// How the replay matches a request to a recorded interaction: its method, and its
 /// `params` except `_meta` (protocol version, client capabilities, progress token), equal

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::engine::oauth::mask::MASK;
+use crate::log::mask::MASK;
 use crate::log::{Entry, Record};
 
 /// What a recorded progress token reads as; the replay sends the live request's token.

@@ -30,7 +30,6 @@ pub(crate) mod arguments;
 pub(crate) mod capture;
 pub(crate) mod declared;
 pub(crate) mod edits;
-pub(crate) mod file;
 pub(crate) mod guard;
 pub(crate) mod hint;
 pub(crate) mod manifest;

@@ -9,6 +9,7 @@ mod buffer;
 mod clip;
 mod headers;
 mod json;
+pub(crate) mod mask;
 mod oauth;
 mod order;
 mod query;

@@ -18,7 +18,6 @@ pub(crate) mod admin;
 mod authorize;
 mod check;
 mod issuer;
-pub(crate) mod mask;
 mod metadata;
 mod params;
 mod register;

@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::body::{self, Unread};
 use crate::engine::Engine;
 use crate::engine::capture::{ExchangeId, millis};
-use crate::engine::oauth::mask;
+use crate::log::mask;
 use crate::log::{
     Entry, Headers, HttpExchange, HttpKind, Json, MAX_CAPTURED_BYTES, clip_bytes, clip_json,
     clip_text,

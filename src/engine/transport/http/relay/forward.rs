@@ -21,12 +21,12 @@ use super::tap::Tap;
 use super::{MAX_UPSTREAM_BODY, Relay};
 use crate::engine::Engine;
 use crate::engine::capture::{ExchangeId, millis};
-use crate::engine::oauth::mask;
 use crate::engine::pipeline::plan::{Setting, plan};
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 use crate::engine::transport::http::body::{Unread, read as read_request_body, unreadable};
 use crate::engine::transport::http::checks::origin_rejection;
 use crate::engine::transport::http::render::{http_fault, transport_error};
+use crate::log::mask;
 use crate::log::{Entry, FailureCause, Upstream, UpstreamFailure};
 use crate::spec::Fault;
 

@@ -3,8 +3,8 @@
 //! system's roots, not put in their place, so the upstream's OAuth legs to public
 //! authorization servers still verify.
 
-use crate::engine::file::Refused;
 use crate::error::Error;
+use crate::file::Refused;
 
 /// The largest CA file read: system bundles are a few hundred KiB.
 const MAX_CA_FILE_BYTES: u64 = 4 * 1024 * 1024;
@@ -17,13 +17,14 @@ pub(crate) fn certificates(path: &str) -> Result<Vec<reqwest::Certificate>, Erro
         field: FIELD,
         reason: format!("`{path}` {reason}"),
     };
-    let pem = crate::engine::file::read_regular(std::path::Path::new(path), MAX_CA_FILE_BYTES)
-        .map_err(|refused| match refused {
+    let pem = crate::file::read_regular(std::path::Path::new(path), MAX_CA_FILE_BYTES).map_err(
+        |refused| match refused {
             Refused::Io(error) => invalid(format!("cannot be read: {error}")),
             other => invalid(format!(
                 "{other}; a CA file is a PEM file of a few certificates"
             )),
-        })?;
+        },
+    )?;
     let certificates = reqwest::Certificate::from_pem_bundle(&pem)
         .map_err(|error| invalid(format!("is no PEM certificate file: {error}")))?;
     if certificates.is_empty() {

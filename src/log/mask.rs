@@ -23,7 +23,7 @@ fn is_secret(name: &str) -> bool {
     SECRETS.contains(&name)
 }
 
-use crate::log::CREDENTIAL_HEADERS;
+use super::CREDENTIAL_HEADERS;
 
 /// Whether the capture keeps only a part of this header's value ([`header`]).
 pub(crate) fn is_masked_header(name: &str) -> bool {
