@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::post;
+use common::{open_session, post};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
 
@@ -51,8 +51,6 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-const PROTOCOL: &str = "2025-11-25";
-
 fn held() -> isize {
     HELD.load(Ordering::Relaxed)
 }
@@ -62,28 +60,7 @@ async fn sessions(url: &str, count: usize, calls: usize, size: usize) {
     let http = reqwest::Client::new();
     let text = "x".repeat(size);
     for _ in 0..count {
-        let reply = post(
-            &http,
-            url,
-            None,
-            &json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": { "protocolVersion": PROTOCOL, "capabilities": {},
-                        "clientInfo": { "name": "bench", "version": "1" } } }),
-        )
-        .await;
-        let session = reply.headers()["mcp-session-id"]
-            .to_str()
-            .expect("ASCII")
-            .to_owned();
-        reply.bytes().await.expect("initialize");
-        let done = post(
-            &http,
-            url,
-            Some(&session),
-            &json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
-        )
-        .await;
-        assert_eq!(done.status(), 202);
+        let session = open_session(&http, url).await;
         for id in 1..=calls {
             let reply = post(&http, url, Some(&session), &json!({ "jsonrpc": "2.0", "id": id,
                 "method": "tools/call", "params": { "name": "shout", "arguments": { "message": text } } })).await;

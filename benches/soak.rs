@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::post;
+use common::{open_session, post};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -145,35 +145,6 @@ struct Counts {
     abandoned: AtomicU64,
     edits: AtomicU64,
     log_bytes: AtomicU64,
-}
-
-async fn open_session(http: &reqwest::Client, url: &str) -> String {
-    let reply = post(
-        http,
-        url,
-        None,
-        &json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": { "protocolVersion": PROTOCOL, "capabilities": {},
-                    "clientInfo": { "name": "soak", "version": "1" } } }),
-    )
-    .await;
-    assert_eq!(reply.status(), 200, "initialize");
-    let session = reply
-        .headers()
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-        .expect("a session id")
-        .to_owned();
-    let _ = reply.bytes().await;
-    let done = post(
-        http,
-        url,
-        Some(&session),
-        &json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
-    )
-    .await;
-    assert_eq!(done.status(), 202);
-    session
 }
 
 /// One client: sessions one after another until `until`.

@@ -96,3 +96,32 @@ pub async fn post(
     }
     request.send().await.expect("the server answers")
 }
+
+/// Opens a 2025-11-25 session on `url` (`initialize`, then `notifications/initialized`) and
+/// returns its id.
+pub async fn open_session(client: &reqwest::Client, url: &str) -> String {
+    let reply = post(
+        client,
+        url,
+        None,
+        &serde_json::from_str(INITIALIZE).expect("JSON"),
+    )
+    .await;
+    assert_eq!(reply.status(), 200, "initialize");
+    let session = reply
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("a session id")
+        .to_owned();
+    reply.bytes().await.expect("the initialize body");
+    let done = post(
+        client,
+        url,
+        Some(&session),
+        &json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+    )
+    .await;
+    assert_eq!(done.status(), 202, "notifications/initialized");
+    session
+}

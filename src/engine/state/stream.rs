@@ -146,8 +146,17 @@ impl Streams {
         } else {
             MAX_EVENTS_PER_STREAM
         };
-        let pool = self.pool.clone();
-        let s = self.get_mut(stream)?;
+        // Borrowed field by field: the stream mutably, the pool beside it.
+        let Streams {
+            standalone,
+            streams,
+            pool,
+            ..
+        } = self;
+        let s = match stream {
+            STANDALONE => standalone,
+            _ => streams.get_mut(&stream)?,
+        };
         if s.finished {
             return None;
         }
