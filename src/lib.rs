@@ -97,11 +97,35 @@
 //!     methods, eras, the 2026-07-28 rules; `template/`, `schema/`, `uri_template/`:
 //!     json-e, the MCP JSON schema and RFC 6570, as leaves.
 //!
-//!   Where a `tools/call` goes: `transport::http::post` → `pipeline::message` →
-//!   `pipeline::legacy` (or `pipeline::stateless`) → `pipeline::run::serve`, which asks
-//!   `pipeline::plan` → `methods::request` → `methods::tools::call` (which runs the script
-//!   with `methods::script::run`, or hands it to `methods::tasks::create` when the call
-//!   becomes a task) → back as an `Outcome` → `transport::http::render`.
+//!   Where a `tools/call` over HTTP goes, each stage once, in this order:
+//!   1. `transport::http::listener` accepts the connection (header and idle timeouts, the
+//!      connection cap); `transport::http::endpoint` matches the path and applies the
+//!      guards (`guard.rs`: API keys and `Host`; `oauth/`: the bearer token);
+//!      `transport::http::capture` opens the exchange's `http` record.
+//!   2. `transport::http::post`: `Origin` and `Content-Type` (`checks.rs`), the body limit
+//!      (`body.rs`), JSON parsing; the message goes to `pipeline::message`.
+//!   3. `pipeline::message` picks the era; `pipeline::legacy` (or `pipeline::stateless`)
+//!      classifies the message (`protocol::jsonrpc`), opens its `mcp` record
+//!      (`capture::Recorder`) and admits it: the session (`admit.rs`) or the 2026-07-28
+//!      `_meta` and header rules (`protocol::modern`).
+//!   4. `pipeline::resolve`: what the request names, looked up once: the tool, the
+//!      arguments read by one rule, whether the call becomes a task (`Target`).
+//!   5. `pipeline::run::serve` asks `pipeline::plan` (the fault rule that fires, arguments
+//!      that break the schema, the tool response that answers), answers a fault that
+//!      replaces the handler, or runs the handler with the plan's delay until it answers
+//!      or is cancelled: `methods::request` → `methods::tools::call` (the script with
+//!      `methods::script::run`, then the template; or `methods::tasks::create`).
+//!   6. The answer is recorded as the client can read it and becomes an `Outcome`
+//!      (`pipeline::outcome`); `transport::http::render` turns it into bytes, the only
+//!      place the plan's fault shapes them.
+//!
+//!   Where a change goes:
+//!
+//!   | to add | touch |
+//!   |---|---|
+//!   | a fault | `spec/fault.rs` (the variant, its constructor, its label); `engine/validate/faults.rs` (its checks); `engine/pipeline/plan.rs` (where it can fire: `fit`, `answers_early`, `spans_body`); `engine/transport/http/render.rs` and `engine/transport/lines/mod.rs` (its bytes); `schema/servers.schema.json` and `docs/faults.md` |
+//!   | a method | `engine/protocol/method.rs` (its name and era); a handler in `engine/methods/<family>.rs`, routed in `engine/methods/mod.rs`; the capability it needs in `engine/methods/lifecycle.rs` and `discover.rs`; `engine/pipeline/resolve.rs` when it names a catalog item whose script talks |
+//!   | a catalog kind's field | `spec/` (the serde data), `engine/validate/` (its checks), the builder in `fixture/`, `schema/servers.schema.json` |
 //! - `cli` (feature `decoy-cli`): the app; `cli/api/` declares each REST route once with its
 //!   OpenAPI entry (`openapi.rs`), serves the four catalog kinds through one generic CRUD
 //!   (`catalog.rs`, `kinds.rs`) and reaches the engine only through `live.rs`.

@@ -197,3 +197,52 @@ async fn the_invalid_arguments_report_is_bounded() {
     );
     assert_eq!(lines[41], "  ... and 5 more call(s) (see `server.log()`)");
 }
+
+#[tokio::test]
+async fn arguments_that_are_not_an_object_are_refused_by_one_rule_and_use_up_no_response() {
+    // Arrange: no validation asked for; the first response answers once and would match
+    // the `{}` a lenient reader makes of `"a string"`. server/tools: `arguments` is an object.
+    let server = MockMcpServer::builder()
+        .tool(
+            search()
+                .respond(
+                    Response::ok(json!({ "content": [{ "type": "text", "text": "first" }] }))
+                        .times(1),
+                )
+                .respond_with(json!({ "content": [{ "type": "text", "text": "later" }] })),
+        )
+        .start()
+        .await;
+    let peer = common::peer::Peer::legacy(&server.url(), json!({})).await;
+
+    // Act
+    let (code, message) = peer
+        .send(
+            2,
+            "tools/call",
+            json!({ "name": "search", "arguments": "a string" }),
+        )
+        .await
+        .error();
+    let (unknown_code, unknown) = peer
+        .send(3, "tools/call", json!({ "name": "serch", "arguments": {} }))
+        .await
+        .error();
+    let first = peer
+        .result(
+            4,
+            "tools/call",
+            json!({ "name": "search", "arguments": { "query": "q" } }),
+        )
+        .await;
+
+    // Assert: refused with the field named; the one-time response still answers next.
+    assert_eq!(code, -32602);
+    assert_eq!(
+        message,
+        "tools/call: `params.arguments` must be an object, got a string"
+    );
+    assert_eq!(unknown_code, -32602);
+    assert!(unknown.starts_with("Unknown tool: serch"), "{unknown}");
+    assert_eq!(first["content"][0]["text"], "first");
+}

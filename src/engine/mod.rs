@@ -22,9 +22,9 @@
 //!   secrets from the operating system.
 //!
 //! A `tools/call` POSTed over HTTP: `transport::http::post` → `pipeline::message` →
-//! `pipeline::legacy` (or `stateless`) → `pipeline::run::serve` (with `pipeline::plan`) →
-//! `methods::request` → `methods::tools::call` → back as an `Outcome` →
-//! `transport::http::render`.
+//! `pipeline::legacy` (or `stateless`) → `pipeline::resolve` → `pipeline::run::serve`
+//! (with `pipeline::plan`) → `methods::request` → `methods::tools::call` → back as an
+//! `Outcome` → `transport::http::render`; every hop is in the crate docs (`lib.rs`).
 
 pub(crate) mod arguments;
 pub(crate) mod capture;

@@ -39,6 +39,8 @@ pub(crate) struct RequestCtx {
     /// `params`, or `Value::Null`.
     pub(crate) params: Value,
     pub(crate) outbox: Outbox,
+    /// For `tools/call`: the call as resolved (see `pipeline::resolve`).
+    pub(crate) call: Option<Box<tools::Call>>,
     /// For `tools/call`: the tool response the plan picked (see `pipeline::plan`).
     pub(crate) chosen: Option<Chosen>,
     /// Who the request's credentials say sent it, when the server checks any.

@@ -1,15 +1,42 @@
 //! `tools/list` and `tools/call` (server/tools page), with the tool's script run before its
 //! template renders, or handed to a task (`tasks`) when the call becomes one.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
+use crate::engine::methods::RequestCtx;
 use crate::engine::methods::pagination;
 use crate::engine::methods::script::{self, Stop, script_failure};
 use crate::engine::methods::tasks;
-use crate::engine::methods::{RequestCtx, unknown};
-use crate::engine::protocol::jsonrpc::{RpcError, member};
+use crate::engine::protocol::jsonrpc::{RpcError, code};
 use crate::engine::template::{self, Rendered};
 use crate::spec::{ProtocolVersion, ToolSpec};
+
+/// A `tools/call`, resolved: each part is what the handler answers with, or the error it
+/// answers instead.
+#[derive(Debug)]
+pub(crate) struct Call {
+    /// The published tool `params.name` names.
+    pub(crate) tool: Result<Arc<ToolSpec>, RpcError>,
+    /// `params.arguments`: absent or `null` is `{}`; anything but an object is refused.
+    pub(crate) arguments: Result<Value, RpcError>,
+    /// Whether the call becomes a task (decided with the session: `pipeline::resolve`).
+    pub(crate) task: Result<Option<tasks::Wanted>, RpcError>,
+}
+
+impl Call {
+    /// The arguments as the matchers of faults and responses read them; `None` when the call
+    /// is refused for them (the matchers then read `{}`).
+    pub(crate) fn matched_arguments(&self) -> Option<&Value> {
+        self.arguments.as_ref().ok()
+    }
+
+    /// Whether the call is refused before its tool runs, whatever the plan says.
+    pub(crate) fn is_refused(&self) -> bool {
+        self.tool.is_err() || self.arguments.is_err() || self.task.is_err()
+    }
+}
 
 pub(crate) fn list(ctx: &RequestCtx) -> Result<Value, RpcError> {
     // `execution.taskSupport` is 2025-11-25's; the 2026-07-28 extension has none.
@@ -20,32 +47,16 @@ pub(crate) fn list(ctx: &RequestCtx) -> Result<Value, RpcError> {
 }
 
 pub(crate) async fn call(ctx: &RequestCtx) -> Result<Value, RpcError> {
-    let params = &ctx.params;
-    let name = member(params, "name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| {
-            RpcError::invalid_params("tools/call: `params.name` must be a string naming a tool")
-        })?;
-    let args = match member(params, "arguments") {
-        None | Some(Value::Null) => Value::Object(Map::new()),
-        Some(args @ Value::Object(_)) => args.clone(),
-        Some(other) => {
-            return Err(RpcError::invalid_params(format!(
-                "tools/call: `params.arguments` must be an object, got {}",
-                crate::error::json_type(other)
-            )));
-        }
-    };
-    let Some(tool) = ctx.engine.catalog.tools.get(name) else {
-        let mut error = unknown("tool", "name", name);
-        // A draft, or a typo: say which, so the client's error shows the fix.
-        if let Some(miss) = ctx.engine.tool_miss(name) {
-            error.message = format!("{}: {miss}", error.message);
-        }
-        return Err(error);
-    };
-    ctx.engine.catalog.count_call(name);
-    let task = tasks::wanted(ctx, &tool)?;
+    // Resolved once, before the plan (`pipeline::resolve`); what is wrong with the call is
+    // answered in the order a client fixes it: the shape of its arguments, then its name.
+    let call = ctx
+        .call
+        .as_ref()
+        .ok_or_else(|| RpcError::new(code::INTERNAL_ERROR, "tools/call: not resolved"))?;
+    let args = call.arguments.clone()?;
+    let tool = call.tool.clone()?;
+    ctx.engine.catalog.count_call(&tool.name);
+    let task = call.task.clone()?;
     // A task runs the script itself, after what must be answered before it exists.
     let upto = match task {
         Some(_) => tasks::sync_prefix(&tool),
@@ -78,7 +89,7 @@ pub(crate) async fn call(ctx: &RequestCtx) -> Result<Value, RpcError> {
         template::render(template, &context, validator.as_deref()).await;
     if let Some(details) = &failure {
         tracing::debug!(
-            tool = name,
+            tool = %tool.name,
             request = %ctx.id,
             ?details,
             "response template failed to render"

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::outcome::Outcome;
 use super::plan::{self, Setting, spans_body};
+use super::resolve::Target;
 use super::run::{Pending, Received, View};
 use super::{Inbound, admit, invalid, record, refused};
 use crate::engine::Engine;
@@ -16,7 +17,7 @@ use crate::engine::methods;
 use crate::engine::protocol::Status;
 use crate::engine::protocol::jsonrpc::{self, Incoming, RpcError, code};
 use crate::engine::protocol::message::Message;
-use crate::engine::protocol::method::INITIALIZE;
+use crate::engine::protocol::method::{INITIALIZE, Method};
 use crate::spec::Fault;
 
 pub(crate) async fn answer(engine: &Arc<Engine>, inbound: &Inbound, batch: Vec<Value>) -> Outcome {
@@ -91,10 +92,17 @@ pub(crate) async fn answer(engine: &Arc<Engine>, inbound: &Inbound, batch: Vec<V
                     stream: false,
                     byte_stream: !inbound.transport.is_http(),
                 };
-                let plan = plan::plan(engine, &method, &params, setting);
-                plan.note(&record);
+                let target = Target::of(engine, Method::parse(&method), &params);
+                let request = Received::new(
+                    engine,
+                    session.clone(),
+                    record,
+                    (id, method, params),
+                    target,
+                );
+                let plan = plan::plan(engine, &request, setting);
+                plan.note(&request.record);
                 let fault = plan.fault.clone();
-                let request = Received::new(session.clone(), record, id, method, params);
                 let pending = Pending::new(engine, inbound, request, plan);
                 // A batch's answers all travel in one JSON body; a cancelled request has none.
                 // Boxed, as in `run::serve`: a batch is rare, its state need not size every request.

@@ -67,7 +67,7 @@ pub(crate) async fn answer(
         stream: false,
         byte_stream: !inbound.transport.is_http(),
     };
-    let plan = plan::plan(engine, INITIALIZE, &params, setting);
+    let plan = plan::rules(engine, INITIALIZE, &params, setting);
     plan.note(&record);
     if let Some(delay) = plan.delay {
         tokio::time::sleep(delay).await;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::outcome::Outcome;
+use super::resolve::Target;
 use super::run::{self, Received};
 use super::{Inbound, admit, initialize, invalid, record};
 use crate::engine::Engine;
@@ -14,7 +15,7 @@ use crate::engine::methods;
 use crate::engine::protocol::Status;
 use crate::engine::protocol::jsonrpc::{self, Incoming};
 use crate::engine::protocol::message::Message;
-use crate::engine::protocol::method::INITIALIZE;
+use crate::engine::protocol::method::{INITIALIZE, Method};
 
 pub(crate) async fn message(
     engine: &Arc<Engine>,
@@ -54,7 +55,8 @@ pub(crate) async fn message(
     match classified {
         Incoming::Request { id, method, params } => {
             engine.expiry.counted(&session.id);
-            let request = Received::new(session, record, id, method, params);
+            let target = Target::of(engine, Method::parse(&method), &params);
+            let request = Received::new(engine, session, record, (id, method, params), target);
             run::serve(engine, inbound, request, true).await
         }
         Incoming::Notification { method, params } => {

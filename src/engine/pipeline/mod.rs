@@ -9,11 +9,13 @@
 //!    then the legacy session ([`admit`]) or the 2026-07-28 `_meta` and header rules
 //!    ([`stateless`]); `initialize` ([`initialize`]) and batches ([`batch`](mod@batch)) are admitted
 //!    here too.
-//! 3. **plan** ([`plan`]): fault rules and the tool response, decided together, a pure
-//!    function of the request and the counters.
-//! 4. **run** ([`run`]): the plan's delay, cancellation, and the method's handler
+//! 3. **resolve** ([`resolve`]): what the request names, looked up once (the tool, its
+//!    arguments, whether the call becomes a task); every later stage reads this value.
+//! 4. **plan** ([`plan`]): fault rules, argument checks and the tool response, decided
+//!    together, a pure function of the resolved request and the counters.
+//! 5. **run** ([`run`]): the plan's delay, cancellation, and the method's handler
 //!    (`methods`).
-//! 5. **outcome** ([`outcome`]): a JSON answer, an event stream, a refusal, a status that a
+//! 6. **outcome** ([`outcome`]): a JSON answer, an event stream, a refusal, a status that a
 //!    fault chose, or nothing; the transport's render step turns it into bytes.
 //!
 //! The pipeline knows no transport: the only trace of one is the headers map in [`Inbound`],
@@ -26,6 +28,7 @@ pub(crate) mod initialize;
 pub(crate) mod legacy;
 pub(crate) mod outcome;
 pub(crate) mod plan;
+pub(crate) mod resolve;
 pub(crate) mod run;
 pub(crate) mod stateless;
 

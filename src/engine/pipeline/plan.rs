@@ -1,7 +1,7 @@
 //! The plan stage: what happens to one request on its way to its answer, decided before it
-//! runs and from nothing but the request and the server's counters. The first server-level
-//! fault rule that fires decides; else, for `tools/call`, the tool response that answers
-//! (`state::responses`). The plan carries a delay, a [`Fault`] and the chosen response; the
+//! runs and from nothing but the request (as resolved: `resolve`) and the server's counters.
+//! The first server-level fault rule that fires decides; else, for `tools/call`, arguments
+//! that break the tool's schema, or the tool response that answers (`state::responses`). The plan carries a delay, a [`Fault`] and the chosen response; the
 //! run stage applies the delay, the render step of the transport applies the fault.
 //!
 //! No transport types here, so every fault decision is testable without a socket.
@@ -11,10 +11,12 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::resolve;
+use super::run::Received;
 use crate::engine::capture::Recorder;
+use crate::engine::methods::tools::Call;
 use crate::engine::protocol::garble;
-use crate::engine::protocol::jsonrpc::{RpcError, member};
-use crate::engine::protocol::method::Method;
+use crate::engine::protocol::jsonrpc::RpcError;
 use crate::engine::state::responses::Chosen;
 use crate::engine::{Engine, arguments};
 use crate::log::{ArgumentError, Json};
@@ -46,67 +48,81 @@ pub(crate) struct Plan {
     pub(crate) invalid: Option<(String, Vec<ArgumentError>)>,
 }
 
-/// The `arguments` object of a `tools/call`, or an empty object.
-pub(crate) fn arguments(params: &Value) -> &Value {
-    static EMPTY: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| json!({}));
-    match member(params, "arguments") {
-        Some(args @ Value::Object(_)) => args,
-        _ => &EMPTY,
-    }
+/// The plan of a request that no tool answers (`initialize`, a relayed request): the
+/// server-level fault rules only.
+pub(crate) fn rules(engine: &Engine, method: &str, params: &Value, setting: Setting) -> Plan {
+    fired(engine, method, params, resolve::matched(params)).fit(setting)
 }
 
 /// Decides the plan of one request, counting it in the rules it matches and, for
 /// `tools/call`, in the tool response chosen. A rule's fault stops the request before the
-/// tool, so no tool response is used up by it.
-pub(crate) fn plan(engine: &Engine, method: &str, params: &Value, setting: Setting) -> Plan {
+/// tool, so no tool response is used up by it; nor by a call the handler will refuse.
+pub(crate) fn plan(engine: &Engine, request: &Received, setting: Setting) -> Plan {
+    let call = request.target.call();
+    let args = call
+        .and_then(Call::matched_arguments)
+        .unwrap_or_else(|| resolve::matched(&request.params));
+    let mut plan = fired(engine, &request.method, &request.params, args);
+    if let Some(call) = call.filter(|_| plan.fault.is_none()) {
+        plan.tool_call(engine, call);
+    }
+    plan.fit(setting)
+}
+
+/// The first server-level rule that fires: its fault and delay.
+fn fired(engine: &Engine, method: &str, params: &Value, args: &Value) -> Plan {
     let mut plan = Plan::default();
-    let tool_call = Method::parse(method) == Some(Method::ToolsCall);
-    if let Some(rule) = engine.faults.fire(&engine.responses, method, params) {
-        plan.fault = rule.fault.clone();
+    if let Some(rule) = engine.faults.fire(&engine.responses, method, params, args) {
+        plan.fault = rule.fault;
         plan.delay = rule
             .delay
             .map(|delay| engine.responses.resolve_delay(&delay));
     }
-    if plan.fault.is_none() && tool_call {
-        let tool = member(params, "name")
-            .and_then(Value::as_str)
-            .and_then(|name| engine.catalog.tools.get(name));
-        // A refused call uses up no response: the tool never answered it. A schema that
-        // cannot be compiled (a remote `$ref`) checks nothing rather than refuse every call.
-        if let Some(tool) = tool.as_ref().filter(|_| engine.spec().validate_arguments) {
-            let errors = arguments::violations(engine, tool, arguments(params)).unwrap_or_default();
-            if !errors.is_empty() {
-                plan.invalid = Some((tool.name.clone(), errors));
-                return plan;
-            }
-        }
-        if let Some(tool) = tool.filter(|tool| !tool.responses.is_empty()) {
-            if let Some(chosen) = engine
-                .responses
-                .choose(&engine.catalog, &tool, arguments(params))
-            {
-                plan.fault = chosen.fault.clone();
-                plan.delay = match (plan.delay, chosen.delay) {
-                    (Some(a), Some(b)) => Some(a.saturating_add(b)),
-                    (a, b) => a.or(b),
-                };
-                plan.chosen = Some(chosen);
-            }
-        }
-    }
-    // A fault that cannot happen here does not fire (and is not named in the capture).
-    plan.fault = plan.fault.filter(|fault| match fault {
-        Fault::ExpireSession => setting.session,
-        Fault::NotificationFlood { .. } | Fault::SsePolling { .. } => setting.stream,
-        Fault::Exit { .. } | Fault::SplitMessage { .. } | Fault::StderrFlood { .. } => {
-            setting.byte_stream
-        }
-        _ => true,
-    });
     plan
 }
 
 impl Plan {
+    /// A call's own decisions: arguments that break the tool's `inputSchema` (on a server
+    /// that validates them), else the tool response that answers.
+    fn tool_call(&mut self, engine: &Engine, call: &Call) {
+        let (Ok(tool), Ok(args)) = (&call.tool, &call.arguments) else {
+            return;
+        };
+        // A schema that cannot be compiled (a remote `$ref`) checks nothing rather than
+        // refuse every call.
+        if engine.spec().validate_arguments {
+            let errors = arguments::violations(engine, tool, args).unwrap_or_default();
+            if !errors.is_empty() {
+                self.invalid = Some((tool.name.clone(), errors));
+                return;
+            }
+        }
+        if call.is_refused() {
+            return;
+        }
+        if let Some(chosen) = engine.responses.choose(&engine.catalog, tool, args) {
+            self.fault = chosen.fault.clone();
+            self.delay = match (self.delay, chosen.delay) {
+                (Some(a), Some(b)) => Some(a.saturating_add(b)),
+                (a, b) => a.or(b),
+            };
+            self.chosen = Some(chosen);
+        }
+    }
+
+    /// A fault that cannot happen here does not fire (and is not named in the capture).
+    fn fit(mut self, setting: Setting) -> Plan {
+        self.fault = self.fault.filter(|fault| match fault {
+            Fault::ExpireSession => setting.session,
+            Fault::NotificationFlood { .. } | Fault::SsePolling { .. } => setting.stream,
+            Fault::Exit { .. } | Fault::SplitMessage { .. } | Fault::StderrFlood { .. } => {
+                setting.byte_stream
+            }
+            _ => true,
+        });
+        self
+    }
+
     /// Whether anything fired.
     pub(crate) fn is_quiet(&self) -> bool {
         self.fault.is_none() && self.delay.is_none() && self.chosen.is_none()

@@ -12,9 +12,10 @@ use super::Inbound;
 use super::admit::session_gone;
 use super::outcome::{Framing, Outcome, Shape, Status, Streamed};
 use super::plan::{self, Plan, Setting};
+use super::resolve::Target;
 use crate::engine::Engine;
 use crate::engine::capture::Recorder;
-use crate::engine::methods::{self, Principal, RequestCtx, discover, resources, tasks};
+use crate::engine::methods::{self, Principal, RequestCtx, discover};
 use crate::engine::protocol::jsonrpc;
 use crate::engine::protocol::method::Method;
 use crate::engine::state::outbox::Outbox;
@@ -22,7 +23,8 @@ use crate::engine::state::session::Session;
 use crate::log::Json;
 use crate::spec::{Fault, ProtocolVersion, ResponseMode, Step};
 
-/// A request recorded and admitted, with the session that answers it.
+/// A request recorded and admitted, with the session that answers it and what it names,
+/// resolved once.
 #[derive(Debug)]
 pub(crate) struct Received {
     pub(crate) session: Arc<Session>,
@@ -30,22 +32,27 @@ pub(crate) struct Received {
     pub(crate) method: String,
     pub(crate) params: Value,
     pub(crate) record: Recorder,
+    pub(crate) target: Target,
 }
 
 impl Received {
+    /// A request of `session`; `target` is what its method and params name
+    /// ([`Target::of`]), to which the session adds whether a call becomes a task.
     pub(crate) fn new(
+        engine: &Engine,
         session: Arc<Session>,
         record: Recorder,
-        id: Value,
-        method: String,
-        params: Value,
+        (id, method, params): (Value, String, Value),
+        mut target: Target,
     ) -> Self {
+        target.decide_task(engine, &session, &params);
         Received {
             session,
             id,
             method,
             params,
             record,
+            target,
         }
     }
 }
@@ -64,7 +71,7 @@ pub(crate) async fn serve(
         stream: inbound.accepts_stream,
         byte_stream: !inbound.transport.is_http(),
     };
-    let plan = plan::plan(engine, &request.method, &request.params, setting);
+    let plan = plan::plan(engine, &request, setting);
     plan.note(&request.record);
     if plan.answers_early() {
         return early(engine, request, &plan).await;
@@ -86,7 +93,7 @@ async fn early(engine: &Engine, request: Received, plan: &Plan) -> Outcome {
     if let Some(delay) = plan.delay {
         tokio::time::sleep(delay).await;
     }
-    count_tool_call(engine, &request.method, &request.params);
+    count_tool_call(engine, &request.target);
     match &plan.fault {
         Some(Fault::ExpireSession) => {
             engine.sessions.remove(&request.session.id);
@@ -111,15 +118,10 @@ async fn early(engine: &Engine, request: Received, plan: &Plan) -> Outcome {
     }
 }
 
-/// Counts a `tools/call` that a fault answered instead of the tool.
-pub(crate) fn count_tool_call(engine: &Engine, method: &str, params: &Value) {
-    if Method::parse(method) != Some(Method::ToolsCall) {
-        return;
-    }
-    if let Some(name) = jsonrpc::member(params, "name").and_then(Value::as_str) {
-        if engine.catalog.tools.get(name).is_some() {
-            engine.catalog.count_call(name);
-        }
+/// Counts a `tools/call` of a served tool that a fault answered instead of the tool.
+fn count_tool_call(engine: &Engine, target: &Target) {
+    if let Some(tool) = target.tool() {
+        engine.catalog.count_call(&tool.name);
     }
 }
 
@@ -198,7 +200,16 @@ impl Pending {
             method,
             params,
             record,
+            target,
         } = request;
+        let refusal = plan.refusal();
+        if refusal.is_some() {
+            count_tool_call(&engine, &target);
+        }
+        let call = match target {
+            Target::Call(call) => Some(call),
+            _ => None,
+        };
         let cancelled = session.begin_request(&id);
         // Unregisters on every path, including a JSON-mode handler dropped with its connection.
         let _in_flight = InFlight {
@@ -215,14 +226,11 @@ impl Pending {
             id: id.clone(),
             params,
             outbox: Outbox::new(session.clone(), stream),
+            call,
             chosen: plan.chosen.take(),
             principal,
         };
         let delay = plan.delay;
-        let refusal = plan.refusal();
-        if refusal.is_some() {
-            count_tool_call(&engine, &method, &ctx.params);
-        }
         // The delay sits inside the cancellable part: a client that gives up on a slow
         // request and cancels it sees it cancelled, as for a slow handler.
         let work = async {
@@ -284,40 +292,14 @@ impl Pending {
         }
         let modern = request.session.version.is_modern();
         // In 2026-07-28 an ask becomes an input_required result, not a message.
-        let talks = |script: &[Step]| {
-            script
-                .iter()
-                .any(|step| step.talks() && !(modern && matches!(step, Step::Ask { .. })))
-        };
-        let name = jsonrpc::member(&request.params, "name").and_then(Value::as_str);
-        match Method::parse(&request.method) {
-            Some(Method::ToolsCall) => name
-                .and_then(|name| self.engine.catalog.tools.get(name))
-                .is_some_and(|tool| {
-                    // A task runs its script later: only what runs before it exists talks.
-                    let session = &request.session;
-                    let upto =
-                        if tasks::would_be_task(&self.engine, session, &request.params, &tool) {
-                            tasks::sync_prefix(&tool)
-                        } else {
-                            tool.script.len()
-                        };
-                    talks(&tool.script[..upto])
-                }),
-            Some(Method::PromptsGet) => name
-                .and_then(|name| self.engine.catalog.prompts.get(name))
-                .is_some_and(|prompt| talks(&prompt.script)),
-            Some(Method::ResourcesRead) => request
-                .params
-                .get("uri")
-                .and_then(Value::as_str)
-                .and_then(|uri| resources::template_for(&self.engine, uri))
-                .is_some_and(|template| talks(&template.script)),
-            // A waiting `tasks/result` carries the task's requests to the client (2025-11-25
-            // "Input Required Status").
-            Some(Method::TasksResult) => !modern,
-            _ => false,
-        }
+        let talks = request
+            .target
+            .script()
+            .iter()
+            .any(|step| step.talks() && !(modern && matches!(step, Step::Ask { .. })));
+        // A waiting `tasks/result` carries the task's requests to the client (2025-11-25
+        // "Input Required Status").
+        talks || (Method::parse(&request.method) == Some(Method::TasksResult) && !modern)
     }
 
     async fn json(self) -> Outcome {

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::outcome::{Listening, Outcome, Status};
+use super::resolve::Target;
 use super::run::{self, Received};
 use super::{Inbound, invalid, kind_of, params_of};
 use crate::engine::Engine;
 use crate::engine::capture::{Arrival, Recorder};
 use crate::engine::methods::listen::{self, Refused};
-use crate::engine::methods::resources;
 use crate::engine::protocol::jsonrpc::{self, Incoming, RpcError, code};
 use crate::engine::protocol::message::Message;
 use crate::engine::protocol::method::Method;
@@ -66,7 +66,9 @@ pub(crate) async fn message(
             refuse(record, Status::BadRequest, &id, invalid(&reason))
         }
         Incoming::Request { id, method, params } => {
-            let declared = match admit(engine, inbound, &method, &params) {
+            let kind = Method::parse(&method);
+            let target = Target::of(engine, kind, &params);
+            let declared = match admit(engine, inbound, &method, &params, &target) {
                 Ok(declared) => declared,
                 Err((status, error)) => {
                     let error = modern::explain_initialize(&engine.versions, &method, error);
@@ -74,10 +76,10 @@ pub(crate) async fn message(
                 }
             };
             let session = session_for(engine, &declared, inbound.transport);
-            if Method::parse(&method) == Some(Method::SubscriptionsListen) {
+            if kind == Some(Method::SubscriptionsListen) {
                 return listen_answer(engine, inbound, session, record, id, &params);
             }
-            let request = Received::new(session, record, id, method, params);
+            let request = Received::new(engine, session, record, (id, method, params), target);
             run::serve(engine, inbound, request, false).await
         }
     }
@@ -89,34 +91,16 @@ fn admit(
     inbound: &Inbound,
     method: &str,
     params: &Value,
+    target: &Target,
 ) -> Result<Declared, modern::Refusal> {
-    // Both tool checks read the same tool; look it up once.
-    let tool = match Method::parse(method) {
-        Some(Method::ToolsCall) => params
-            .get("name")
-            .and_then(Value::as_str)
-            .and_then(|name| engine.catalog.tools.get(name)),
-        _ => None,
-    };
-    let named = |key: &str| params.get(key).and_then(Value::as_str);
-    let prompt = match Method::parse(method) {
-        Some(Method::PromptsGet) => named("name").and_then(|name| engine.catalog.prompts.get(name)),
-        _ => None,
-    };
-    let template = match Method::parse(method) {
-        Some(Method::ResourcesRead) => {
-            named("uri").and_then(|uri| resources::template_for(engine, uri))
-        }
-        _ => None,
-    };
-    let asking = match (&prompt, &template) {
-        (Some(prompt), _) => Some(("prompt", prompt.name.as_str(), prompt.script.as_slice())),
-        (None, Some(template)) => Some((
+    let asking = match target {
+        Target::Prompt(prompt) => Some(("prompt", prompt.name.as_str(), prompt.script.as_slice())),
+        Target::Template(template) => Some((
             "resource template",
             template.uri_template.as_str(),
             template.script.as_slice(),
         )),
-        (None, None) => None,
+        Target::Call(_) | Target::Nothing => None,
     };
     let declares_method = if method.starts_with("prompts/") {
         engine.serves_prompts()
@@ -129,7 +113,7 @@ fn admit(
     };
     let served = Served {
         versions: &engine.versions,
-        tool: tool.as_deref(),
+        tool: target.tool().map(|tool| &**tool),
         asking,
         declares_method,
     };

@@ -81,16 +81,18 @@ impl Faults {
     }
 
     /// The first rule that fires for this request, counting the request in every rule it
-    /// matches up to that one (the rules after it do not see the request).
+    /// matches up to that one (the rules after it do not see the request). `args` are the
+    /// call's arguments as matchers read them (`pipeline::resolve`).
     pub(crate) fn fire(
         &self,
         responses: &Responses,
         method: &str,
         params: &Value,
+        args: &Value,
     ) -> Option<FaultRule> {
         self.read()
             .iter()
-            .find(|rule| rule.matches(responses, method, params) && rule.fires())
+            .find(|rule| rule.matches(responses, method, params, args) && rule.fires())
             .map(|rule| rule.spec.clone())
     }
 
@@ -113,7 +115,7 @@ impl Rule {
         })
     }
 
-    fn matches(&self, responses: &Responses, method: &str, params: &Value) -> bool {
+    fn matches(&self, responses: &Responses, method: &str, params: &Value, args: &Value) -> bool {
         let spec = &self.spec;
         if spec.method.as_deref().is_some_and(|m| m != method) {
             return false;
@@ -126,14 +128,7 @@ impl Rule {
             }
         }
         match &spec.when {
-            Some(matcher) => {
-                let empty = Value::Object(serde_json::Map::new());
-                let args = match params.get("arguments") {
-                    Some(args @ Value::Object(_)) => args,
-                    _ => &empty,
-                };
-                responses.matches(matcher, args)
-            }
+            Some(matcher) => responses.matches(matcher, args),
             None => true,
         }
     }

@@ -26,9 +26,11 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::{RequestCtx, method_not_found, mrtr, pagination};
+use crate::engine::Engine;
 use crate::engine::protocol::jsonrpc::{RpcError, code};
 use crate::engine::protocol::modern::TASKS_EXTENSION;
 use crate::engine::schema;
+use crate::engine::state::session::Session;
 use crate::engine::state::tasks::{Task, TaskMeta, TaskStatus};
 use crate::log::Era;
 use crate::spec::{ProtocolVersion, Step, TaskSupport, ToolSpec};
@@ -49,32 +51,20 @@ pub(crate) fn declares_extension(capabilities: &Value) -> bool {
 
 /// Whether a session's calls can be tasks at all: 2025-11-25 sessions and 2026-07-28
 /// requests, on a server with task tools.
-fn era_serves(ctx: &RequestCtx) -> bool {
-    let version = ctx.session.version;
-    ctx.engine.serves_tasks() && (version.is_modern() || version == ProtocolVersion::V2025_11_25)
+fn era_serves(engine: &Engine, session: &Session) -> bool {
+    let version = session.version;
+    engine.serves_tasks() && (version.is_modern() || version == ProtocolVersion::V2025_11_25)
 }
 
-/// Whether a `tools/call` of `tool` with `params` in `ctx`'s session would become a task
-/// (for the transport: a task's script does not talk on the call's stream).
-pub(crate) fn would_be_task(
-    engine: &crate::engine::Engine,
-    session: &crate::engine::state::session::Session,
+/// Whether a `tools/call` of `tool` with `params` in `session` becomes a task, or why it
+/// cannot run at all. Decided once, when the call is resolved (`pipeline::resolve`).
+pub(crate) fn wanted(
+    engine: &Engine,
+    session: &Session,
     params: &Value,
     tool: &ToolSpec,
-) -> bool {
-    let version = session.version;
-    if !engine.serves_tasks() || !tool.has_tasks() {
-        return false;
-    }
-    if version.is_modern() {
-        return declares_extension(session.client_capabilities());
-    }
-    version == ProtocolVersion::V2025_11_25 && params.get("task").is_some_and(|t| !t.is_null())
-}
-
-/// Whether this `tools/call` of `tool` becomes a task, or why it cannot run at all.
-pub(crate) fn wanted(ctx: &RequestCtx, tool: &ToolSpec) -> Result<Option<Wanted>, RpcError> {
-    if !era_serves(ctx) {
+) -> Result<Option<Wanted>, RpcError> {
+    if !era_serves(engine, session) {
         // Receivers that do not declare tasks process the request normally, ignoring
         // `params.task` (2025-11-25 "Task Support and Handling").
         return Ok(None);
@@ -83,16 +73,16 @@ pub(crate) fn wanted(ctx: &RequestCtx, tool: &ToolSpec) -> Result<Option<Wanted>
         .task
         .as_ref()
         .map_or(TaskSupport::Forbidden, |t| t.support);
-    if ctx.session.version.is_modern() {
+    if session.version.is_modern() {
         // The server decides; a legacy `task` hint is tolerated and ignored (the suite's
         // tasks-dispatch-and-envelope). A required task without the extension was refused
         // at admission (-32021).
-        let declared = declares_extension(ctx.session.client_capabilities());
+        let declared = declares_extension(session.client_capabilities());
         return Ok(
             (declared && support != TaskSupport::Forbidden).then_some(Wanted { ttl_ms: None })
         );
     }
-    let requested = ctx.params.get("task").filter(|t| !t.is_null());
+    let requested = params.get("task").filter(|t| !t.is_null());
     let name = &tool.name;
     match (requested, support) {
         (None, TaskSupport::Required) => Err(RpcError::new(
@@ -268,7 +258,7 @@ pub(super) fn find(
 
 /// `tasks/*` exist on a server with task tools, in 2025-11-25 sessions and 2026-07-28.
 pub(super) fn served(ctx: &RequestCtx, method: &str) -> Result<(), RpcError> {
-    if era_serves(ctx) {
+    if era_serves(&ctx.engine, &ctx.session) {
         Ok(())
     } else {
         Err(method_not_found(method))

@@ -21,7 +21,7 @@ use super::tap::Tap;
 use super::{MAX_UPSTREAM_BODY, Relay};
 use crate::engine::Engine;
 use crate::engine::capture::{ExchangeId, millis};
-use crate::engine::pipeline::plan::{Setting, plan};
+use crate::engine::pipeline::plan::{Setting, rules};
 use crate::engine::protocol::jsonrpc::{self, RpcError, code};
 use crate::engine::transport::http::body::{Unread, read as read_request_body, unreadable};
 use crate::engine::transport::http::checks::origin_rejection;
@@ -176,7 +176,7 @@ async fn fault(engine: &Arc<Engine>, records: &mut Exchange, body: &[u8]) -> Opt
         stream: false,
         byte_stream: false,
     };
-    let planned = plan(engine, method, &params, setting);
+    let planned = rules(engine, method, &params, setting);
     if let Some(recorder) = records.single() {
         recorder.faulted(planned.label(), None);
     }
