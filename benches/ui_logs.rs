@@ -11,15 +11,13 @@
 //! `cargo bench --features decoy-cli --bench ui_logs` (needs `chromium` and `chromium-driver`);
 //! figures in `benches/README.md`.
 
-#[path = "../tests/app_process/mod.rs"]
-mod app_process;
-#[path = "../tests/browser/mod.rs"]
-mod browser;
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 use std::time::{Duration, Instant};
 
-use app_process::{Running, Scratch};
-use browser::Browser;
+use common::app_process::{Running, Scratch};
+use common::browser::Browser;
 use serde_json::{Value, json};
 
 const RECORDS: u64 = 10_000;

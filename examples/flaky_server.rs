@@ -22,7 +22,7 @@
 //! faults that fired: ["delay 215 ms, http 503", "delay 152 ms, http 503", "delay 171 ms"]
 //! ```
 //!
-//! `tests/faults.rs` (`a_client_that_retries_on_503_succeeds_on_the_third_attempt`) pins the
+//! `tests/fixture/faults.rs` (`a_client_that_retries_on_503_succeeds_on_the_third_attempt`) pins the
 //! same scenario.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Helpers of the 2025-11-25 task tests (`tests/tasks.rs`, `tests/tasks_streams.rs`): a
+//! Helpers of the 2025-11-25 task tests (`tests/protocol/tasks.rs`, `tests/protocol/tasks_streams.rs`): a
 //! tool whose script takes five seconds on the server's clock, and the requests of the
 //! task methods over a raw legacy session.
 

@@ -6,7 +6,7 @@
 
 #![allow(
     dead_code,
-    reason = "each test binary compiles this module and uses only part of it"
+    reason = "each test binary (one per area) uses only part of these helpers"
 )]
 
 use std::time::Duration;
@@ -226,6 +226,17 @@ pub mod legacy_tasks;
 pub mod recorded;
 /// A real rmcp server over Streamable HTTP, the upstream of relay tests.
 pub mod upstream;
+
+/// Raw HTTP/1.1 on a TCP socket, byte by byte, for what no HTTP client will send.
+pub mod wire;
+
+/// The real `mcp-decoy` binary as a child process.
+#[cfg(feature = "decoy-cli")]
+pub mod app_process;
+
+/// A real browser (Chromium through chromedriver) driving the app's web UI.
+#[cfg(feature = "decoy-cli")]
+pub mod browser;
 
 // ---------------------------------------------------------------------------------------
 // A client that answers server-initiated requests and hears progress and log notifications.

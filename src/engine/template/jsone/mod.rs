@@ -5,7 +5,7 @@
 //! without limit (a 49-character `$eval` ran 20 s; 1,000 nested `(` overflowed the stack and
 //! aborted the process), and a render cannot be stopped once started (`$map` over
 //! `range(0, 10000000)` held 3 GB for 15 s). This one follows json-e's specification (its
-//! test suite runs in `tests/jsone.rs`) with a linear parser, nesting limits, and a
+//! test suite runs in `src/engine/template/jsone/tests.rs`) with a linear parser, nesting limits, and a
 //! [`Limits`] budget of steps, bytes and time that every loop and every built value is
 //! charged against, so a render always ends quickly with a value or a [`Kind::Limit`] error.
 
