@@ -7,8 +7,9 @@
 
 use axum::extract::Request;
 use axum::http::{Method, StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 
+use super::consent;
 use super::issuer::Context;
 use super::params::{self, Params};
 use super::register::metadata_document_client;
@@ -294,90 +295,38 @@ fn redirect(approved: &Approved, params: &[(&str, &str)]) -> Response {
         .into_response()
 }
 
-/// The consent page: who asks, for what, and two buttons.
+/// Keeps the request pending and shows the consent page that answers it.
 fn page(engine: &Engine, oauth: &AuthServer, context: &Context, approved: Approved) -> Response {
     let id = secret();
     let now = engine.clock.now();
-    let client = escape(&approved.client_id);
-    let scopes = if approved.scopes.is_empty() {
-        "no particular scope".to_string()
-    } else {
-        approved
-            .scopes
-            .iter()
-            .map(|s| format!("<code>{}</code>", escape(s)))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
     let target = url::Url::parse(&approved.redirect_uri)
         .ok()
         .and_then(|u| u.host_str().map(str::to_string))
         .unwrap_or_default();
-    let action = escape(&format!("{}/consent", oauth.endpoint_base(&context.mount)));
-    let server = escape(&engine.spec.name);
-    {
-        // Per client: a page that opens the authorization endpoint in a loop pushes out its
-        // own pending consents, never another client's.
-        let mut state = oauth.lock();
-        let client_id = approved.client_id.clone();
-        state
-            .pending
-            .make_room_for(MAX_PENDING_PER_CLIENT, |p| p.request.client_id == client_id);
-        state.pending.insert(
-            id.clone(),
-            Pending {
-                request: approved,
-                expires_at: after(now, CONSENT_SECS),
-            },
-        );
-    }
-    // Styled like the app's web UI (same palette, system fonts, light and dark), inline
-    // because this page is served on the MCP port, often through a tunnel, where the UI's
-    // files are not.
-    let html = format!(
-        r#"<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<meta name="color-scheme" content="light dark">
-<title>Authorize {client} – MCP Decoy</title>
-<style>:root{{--bg:#f6f7f9;--panel:#fff;--fg:#1c2230;--muted:#5d6778;--line:#dde1e7;--accent:#4f46e5;--accent-fg:#fff;--code:#f0f2f5}}
-@media (prefers-color-scheme:dark){{:root{{--bg:#0f1218;--panel:#171b23;--fg:#e4e7ee;--muted:#98a2b3;--line:#2c3340;--accent:#8b84ff;--accent-fg:#0f1218;--code:#1f2430}}}}
-*{{box-sizing:border-box}}body{{margin:0;min-height:100vh;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;display:flex;flex-direction:column;align-items:center;padding:3rem 1rem}}
-.brand{{display:flex;align-items:center;gap:.5rem;font-weight:700;margin-bottom:1.25rem}}
-.mark{{display:inline-grid;place-items:center;width:1.5rem;height:1.5rem;border-radius:.4rem;background:#4f46e5;color:#fff;font-size:.9rem}}
-main{{width:100%;max-width:30rem;background:var(--panel);border:1px solid var(--line);border-radius:.6rem;padding:1.5rem 1.75rem}}
-h1{{font-size:1.3rem;margin:0 0 .75rem}}p{{margin:0 0 .9rem}}.hint{{color:var(--muted);font-size:.9rem}}
-code{{font:.85em ui-monospace,Menlo,Consolas,monospace;background:var(--code);padding:.05rem .3rem;border-radius:.25rem;overflow-wrap:anywhere}}
-form{{display:flex;gap:.6rem;margin-top:1.25rem}}
-button{{font:inherit;font-weight:600;padding:.5rem 1.25rem;border-radius:.4rem;border:1px solid var(--line);background:var(--panel);color:var(--fg);cursor:pointer}}
-button[value=approve]{{background:var(--accent);border-color:var(--accent);color:var(--accent-fg)}}</style>
-</head><body>
-<div class="brand"><span class="mark">M</span> MCP Decoy</div>
-<main>
-<h1>Authorize access</h1>
-<p><strong>{client}</strong> asks to access the MCP server <strong>{server}</strong> with {scopes}.</p>
-<p class="hint">Approving sends you back to <code>{target}</code>.</p>
-<form method="post" action="{action}">
-<input type="hidden" name="request" value="{id}">
-<button type="submit" name="decision" value="approve">Approve</button>
-<button type="submit" name="decision" value="deny">Deny</button>
-</form>
-</main>
-</body></html>
-"#,
-        target = escape(&target),
+    let action = format!("{}/consent", oauth.endpoint_base(&context.mount));
+    let shown = consent::render(&consent::Page {
+        client: &approved.client_id,
+        server: &engine.spec.name,
+        scopes: &approved.scopes,
+        target: &target,
+        action: &action,
+        id: &id,
+    });
+    // Per client: a page that opens the authorization endpoint in a loop pushes out its
+    // own pending consents, never another client's.
+    let mut state = oauth.lock();
+    let client_id = approved.client_id.clone();
+    state
+        .pending
+        .make_room_for(MAX_PENDING_PER_CLIENT, |p| p.request.client_id == client_id);
+    state.pending.insert(
+        id,
+        Pending {
+            request: approved,
+            expires_at: after(now, CONSENT_SECS),
+        },
     );
-    (
-        [
-            (header::CACHE_CONTROL, "no-store"),
-            (header::X_FRAME_OPTIONS, "DENY"),
-            (
-                header::CONTENT_SECURITY_POLICY,
-                "default-src 'none'; style-src 'unsafe-inline'; form-action *",
-            ),
-        ],
-        Html(html),
-    )
-        .into_response()
+    shown
 }
 
 /// A consent form posted from another origin: the page this server served posts it to
@@ -452,34 +401,6 @@ pub(super) async fn decide(
     }
 }
 
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn html_is_escaped() {
-        assert_eq!(
-            escape(r#"<a href="x">'&'</a>"#),
-            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
-        );
-    }
-}
-
 /// Whether `given` is the registered redirect URI: exactly, or (OAuth 2.1 section 8.4.2,
 /// RFC 8252 section 7.3) the same `http` loopback IP URI on another port, since native
 /// clients listen on whatever port the system gives them.
@@ -508,7 +429,7 @@ fn redirect_matches(registered: &str, given: &str) -> bool {
 }
 
 #[cfg(test)]
-mod redirect_tests {
+mod tests {
     use super::redirect_matches;
 
     #[test]

@@ -17,6 +17,7 @@
 pub(crate) mod admin;
 mod authorize;
 mod check;
+mod consent;
 mod issuer;
 mod metadata;
 mod params;
