@@ -230,6 +230,12 @@ pub mod upstream;
 /// Raw HTTP/1.1 on a TCP socket, byte by byte, for what no HTTP client will send.
 pub mod wire;
 
+/// A legacy session over raw HTTP (reqwest): headers, statuses and bodies as they are.
+pub mod raw;
+
+/// Server-sent events read field by field.
+pub mod sse;
+
 /// The real `mcp-decoy` binary as a child process.
 #[cfg(feature = "decoy-cli")]
 pub mod app_process;

@@ -57,7 +57,7 @@ impl Answer {
 #[derive(Debug, Clone)]
 pub struct Peer {
     pub era: Era,
-    http: reqwest::Client,
+    pub http: reqwest::Client,
     pub url: String,
     pub session: Option<String>,
     /// Declared in `initialize` (legacy) or in every request's `_meta` (modern).
@@ -133,6 +133,27 @@ impl Peer {
         let response = peer.post(&initialized, &[]).await;
         assert_eq!(response.status(), StatusCode::ACCEPTED, "initialized");
         peer
+    }
+
+    /// A client of `era` declaring no capabilities: a legacy session, or stateless requests.
+    pub async fn open(url: &str, era: Era) -> Peer {
+        match era {
+            Era::Legacy => Peer::legacy(url, json!({})).await,
+            Era::Modern => Peer::modern(url, json!({})),
+        }
+    }
+
+    /// A legacy client before its `initialize`: no session headers yet.
+    pub fn legacy_unopened(url: &str) -> Peer {
+        Peer {
+            era: Era::Legacy,
+            http: Peer::client(),
+            url: url.to_string(),
+            session: None,
+            capabilities: json!({}),
+            init: Value::Null,
+            version: LEGACY.to_string(),
+        }
     }
 
     /// A 2026-07-28 client that declares `capabilities` in every request.
@@ -225,7 +246,41 @@ impl Peer {
         headers: &[(&str, &str)],
     ) -> Answer {
         let body = self.request(json!(id), method, params);
-        let response = self.post(&body, headers).await;
+        self.send_body(id, &body, headers).await
+    }
+
+    /// [`send`](Self::send) with `meta` merged into `params._meta` (beside a modern
+    /// request's own members).
+    pub async fn send_with_meta(
+        &self,
+        id: i64,
+        method: &str,
+        params: Value,
+        meta: Value,
+    ) -> Answer {
+        let mut body = self.request(json!(id), method, params);
+        if let Some(from) = meta.as_object() {
+            let into = &mut body["params"]["_meta"];
+            if into.is_null() {
+                *into = json!({});
+            }
+            if let Some(into) = into.as_object_mut() {
+                into.extend(from.clone());
+            }
+        }
+        self.send_body(id, &body, &[]).await
+    }
+
+    /// The result of a `tools/call` of `tool` without arguments that must succeed.
+    pub async fn call(&self, id: i64, tool: &str) -> Value {
+        self.result(id, "tools/call", json!({ "name": tool, "arguments": {} }))
+            .await
+    }
+
+    /// POSTs `body` (a request with `id`) and reads its whole answer.
+    async fn send_body(&self, id: i64, body: &Value, headers: &[(&str, &str)]) -> Answer {
+        let method = body["method"].as_str().unwrap_or_default().to_string();
+        let response = self.post(body, headers).await;
         let status = response.status().as_u16();
         let streamed = response
             .headers()

@@ -11,6 +11,7 @@ use crate::common;
 
 use std::time::Duration;
 
+use common::peer::{Era, LEGACY, MODERN, Peer};
 use common::{Answers, Heard, call_with, connect_answering};
 use mcp_decoy::log::{Direction, Entry};
 use mcp_decoy::presets::{self, PNG_BASE64, WAV_BASE64};
@@ -18,192 +19,7 @@ use mcp_decoy::{MockMcpServer, log::Log};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-const MODERN: &str = "2026-07-28";
-const LEGACY: &str = "2025-11-25";
-
-/// The era a scenario step runs in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Era {
-    /// A 2025-11-25 session opened with `initialize`.
-    Legacy,
-    /// Stateless 2026-07-28 requests with `_meta` and the standard headers.
-    Modern,
-}
-
 const BOTH: [Era; 2] = [Era::Legacy, Era::Modern];
-
-/// What came back for one request: the notifications before the response, and the response.
-#[derive(Debug)]
-struct Answer {
-    notifications: Vec<Value>,
-    response: Value,
-}
-
-impl Answer {
-    fn result(&self) -> &Value {
-        self.response
-            .get("result")
-            .unwrap_or_else(|| panic!("expected a result: {}", self.response))
-    }
-}
-
-/// A raw-HTTP client of one era.
-#[derive(Debug)]
-struct Peer {
-    era: Era,
-    http: reqwest::Client,
-    url: String,
-    session: Option<String>,
-}
-
-impl Peer {
-    /// A client of `era`; a legacy one initializes (with no client capabilities) and
-    /// confirms with `notifications/initialized`.
-    async fn open(server: &MockMcpServer, era: Era) -> Peer {
-        let mut peer = Peer {
-            era,
-            http: reqwest::Client::builder()
-                .no_proxy()
-                .build()
-                .expect("build the reqwest client"),
-            url: server.url(),
-            session: None,
-        };
-        if era == Era::Legacy {
-            let init = json!({ "jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
-                "protocolVersion": LEGACY, "capabilities": {},
-                "clientInfo": { "name": "conformance-replay", "version": "1.0.0" } } });
-            let response = peer.post(&init).await;
-            assert_eq!(response.status(), StatusCode::OK, "initialize");
-            peer.session = Some(
-                response
-                    .headers()
-                    .get("mcp-session-id")
-                    .expect("initialize answers with a session id")
-                    .to_str()
-                    .expect("the session id is ASCII")
-                    .to_string(),
-            );
-            let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
-            let response = peer.post(&initialized).await;
-            assert_eq!(response.status(), StatusCode::ACCEPTED, "initialized");
-        }
-        peer
-    }
-
-    /// POSTs `body` with the headers of the era.
-    async fn post(&self, body: &Value) -> reqwest::Response {
-        let mut builder = self
-            .http
-            .post(&self.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream");
-        match self.era {
-            Era::Legacy => {
-                if let Some(session) = &self.session {
-                    builder = builder
-                        .header("mcp-session-id", session)
-                        .header("mcp-protocol-version", LEGACY);
-                }
-            }
-            Era::Modern => {
-                let method = body["method"].as_str().unwrap_or_default();
-                builder = builder
-                    .header("mcp-protocol-version", MODERN)
-                    .header("mcp-method", method);
-                let name = match method {
-                    "tools/call" | "prompts/get" => body["params"]["name"].as_str(),
-                    "resources/read" => body["params"]["uri"].as_str(),
-                    _ => None,
-                };
-                if let Some(name) = name {
-                    builder = builder.header("mcp-name", name);
-                }
-            }
-        }
-        tokio::time::timeout(common::PATIENCE, builder.body(body.to_string()).send())
-            .await
-            .expect("the POST was answered in time")
-            .expect("send the POST")
-    }
-
-    /// Sends a request with `meta` merged into `params._meta` (a modern request also gets
-    /// its protocol fields there) and reads the whole answer.
-    async fn send_with_meta(&self, id: i64, method: &str, params: Value, meta: Value) -> Answer {
-        let mut params = if params.is_null() { json!({}) } else { params };
-        let mut full_meta = match self.era {
-            Era::Legacy => json!({}),
-            Era::Modern => json!({
-                "io.modelcontextprotocol/protocolVersion": MODERN,
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "io.modelcontextprotocol/clientInfo": { "name": "conformance-replay", "version": "1.0.0" }
-            }),
-        };
-        if let (Some(into), Some(from)) = (full_meta.as_object_mut(), meta.as_object()) {
-            into.extend(from.clone());
-        }
-        if full_meta.as_object().is_some_and(|m| !m.is_empty()) {
-            params["_meta"] = full_meta;
-        }
-        let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        let response = self.post(&body).await;
-        let status = response.status();
-        let streamed = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
-        let text = tokio::time::timeout(common::PATIENCE, response.text())
-            .await
-            .expect("the answer ended in time")
-            .expect("read the answer");
-        let mut messages: Vec<Value> = if streamed {
-            sse_messages(&text)
-        } else {
-            vec![serde_json::from_str(&text).expect("a JSON answer")]
-        };
-        let at = messages
-            .iter()
-            .position(|m| m.get("method").is_none() && m.get("id") == Some(&json!(id)))
-            .unwrap_or_else(|| panic!("{:?} {method}: no response ({status}): {text}", self.era));
-        let response = messages.remove(at);
-        Answer {
-            notifications: messages,
-            response,
-        }
-    }
-
-    async fn send(&self, id: i64, method: &str, params: Value) -> Answer {
-        self.send_with_meta(id, method, params, Value::Null).await
-    }
-
-    /// The result of a request that must succeed.
-    async fn result(&self, id: i64, method: &str, params: Value) -> Value {
-        self.send(id, method, params).await.result().clone()
-    }
-
-    async fn call(&self, id: i64, tool: &str) -> Value {
-        self.result(id, "tools/call", json!({ "name": tool, "arguments": {} }))
-            .await
-    }
-}
-
-/// The JSON of each event with data in an SSE text (priming events and comments skipped).
-fn sse_messages(raw: &str) -> Vec<Value> {
-    raw.replace("\r\n", "\n")
-        .split("\n\n")
-        .filter_map(|block| {
-            let data: Vec<&str> = block
-                .lines()
-                .filter_map(|line| line.strip_prefix("data:"))
-                .map(|d| d.strip_prefix(' ').unwrap_or(d))
-                .collect();
-            let data = data.join("\n");
-            (!data.trim().is_empty())
-                .then(|| serde_json::from_str(&data).expect("SSE data is JSON"))
-        })
-        .collect()
-}
 
 async fn server() -> MockMcpServer {
     presets::conformance().start().await
@@ -221,17 +37,12 @@ fn check(log: &Log) {
 #[tokio::test]
 async fn server_initialize() {
     let server = server().await;
-    let peer = Peer {
-        era: Era::Legacy,
-        http: reqwest::Client::new(),
-        url: server.url(),
-        session: None,
-    };
+    let peer = Peer::legacy_unopened(&server.url());
     let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": LEGACY, "capabilities": {},
         "clientInfo": { "name": "conformance-replay", "version": "1.0.0" } } });
 
-    let response = peer.post(&init).await;
+    let response = peer.post(&init, &[]).await;
 
     let session = response
         .headers()
@@ -254,7 +65,10 @@ async fn server_initialize() {
         ..peer
     };
     let initialized = peer
-        .post(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
+        .post(
+            &json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+            &[],
+        )
         .await;
     assert!(initialized.status().is_success());
     check(&server.log());
@@ -264,7 +78,7 @@ async fn server_initialize() {
 #[tokio::test]
 async fn server_session_lifecycle() {
     let server = server().await;
-    let peer = Peer::open(&server, Era::Legacy).await;
+    let peer = Peer::open(&server.url(), Era::Legacy).await;
     let session = peer.session.clone().expect("a session");
 
     let deleted = peer
@@ -275,7 +89,10 @@ async fn server_session_lifecycle() {
         .await
         .expect("send DELETE");
     let after = peer
-        .post(&json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }))
+        .post(
+            &json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }),
+            &[],
+        )
         .await;
 
     assert!(deleted.status().is_success(), "{}", deleted.status());
@@ -287,7 +104,7 @@ async fn server_session_lifecycle() {
 #[tokio::test]
 async fn ping() {
     let server = server().await;
-    let peer = Peer::open(&server, Era::Legacy).await;
+    let peer = Peer::open(&server.url(), Era::Legacy).await;
 
     let result = peer.result(1, "ping", Value::Null).await;
 
@@ -299,7 +116,7 @@ async fn ping() {
 #[tokio::test]
 async fn logging_set_level() {
     let server = server().await;
-    let peer = Peer::open(&server, Era::Legacy).await;
+    let peer = Peer::open(&server.url(), Era::Legacy).await;
 
     let result = peer
         .result(1, "logging/setLevel", json!({ "level": "info" }))
@@ -315,7 +132,7 @@ async fn logging_set_level() {
 async fn tools_call_with_logging() {
     let server = server().await;
     for era in BOTH {
-        let peer = Peer::open(&server, era).await;
+        let peer = Peer::open(&server.url(), era).await;
         let meta = match era {
             Era::Legacy => Value::Null,
             Era::Modern => json!({ "io.modelcontextprotocol/logLevel": "info" }),
@@ -331,7 +148,7 @@ async fn tools_call_with_logging() {
             .await;
 
         let levels: Vec<&Value> = answer
-            .notifications
+            .before
             .iter()
             .filter(|n| n["method"] == "notifications/message")
             .map(|n| &n["params"]["level"])
@@ -491,7 +308,7 @@ async fn elicitation_sep1330_enums() {
 #[tokio::test]
 async fn resources_subscribe_and_unsubscribe() {
     let server = server().await;
-    let peer = Peer::open(&server, Era::Legacy).await;
+    let peer = Peer::open(&server.url(), Era::Legacy).await;
     let uri = json!({ "uri": "test://watched-resource" });
 
     let subscribed = peer.result(1, "resources/subscribe", uri.clone()).await;
@@ -511,7 +328,7 @@ async fn resources_subscribe_and_unsubscribe() {
 async fn completion_complete() {
     let server = server().await;
     for era in BOTH {
-        let peer = Peer::open(&server, era).await;
+        let peer = Peer::open(&server.url(), era).await;
         let result = peer
             .result(
                 1,
@@ -534,7 +351,7 @@ async fn completion_complete() {
 async fn tools_list() {
     let server = server().await;
     for era in BOTH {
-        let peer = Peer::open(&server, era).await;
+        let peer = Peer::open(&server.url(), era).await;
         let result = peer.result(1, "tools/list", Value::Null).await;
         let tools = result["tools"].as_array().expect("tools is an array");
         assert!(!tools.is_empty());
@@ -556,7 +373,7 @@ async fn tools_list() {
 async fn tools_call_simple_text() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .call(1, "test_simple_text")
             .await;
@@ -574,7 +391,7 @@ async fn tools_call_simple_text() {
 async fn tools_call_image() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .call(1, "test_image_content")
             .await;
@@ -592,7 +409,7 @@ async fn tools_call_image() {
 async fn tools_call_audio() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .call(1, "test_audio_content")
             .await;
@@ -610,7 +427,7 @@ async fn tools_call_audio() {
 async fn tools_call_embedded_resource() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .call(1, "test_embedded_resource")
             .await;
@@ -632,7 +449,7 @@ async fn tools_call_embedded_resource() {
 async fn tools_call_mixed_content() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .call(1, "test_multiple_content_types")
             .await;
@@ -660,7 +477,7 @@ async fn tools_call_mixed_content() {
 async fn tools_call_error() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .call(1, "test_error_handling")
             .await;
@@ -675,7 +492,7 @@ async fn tools_call_error() {
 async fn tools_call_with_progress() {
     let server = server().await;
     for era in BOTH {
-        let peer = Peer::open(&server, era).await;
+        let peer = Peer::open(&server.url(), era).await;
         let answer = peer
             .send_with_meta(
                 1,
@@ -685,7 +502,7 @@ async fn tools_call_with_progress() {
             )
             .await;
         let progress: Vec<(Value, Value, Value)> = answer
-            .notifications
+            .before
             .iter()
             .map(|n| {
                 assert_eq!(n["method"], json!("notifications/progress"), "{era:?}");
@@ -718,7 +535,7 @@ async fn tools_call_with_progress() {
 async fn json_schema_2020_12() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .result(1, "tools/list", Value::Null)
             .await;
@@ -750,7 +567,7 @@ async fn json_schema_2020_12() {
 async fn server_sse_multiple_streams() {
     let server = server().await;
     for era in BOTH {
-        let peer = Peer::open(&server, era).await;
+        let peer = Peer::open(&server.url(), era).await;
         let mut meta = json!({ "progressToken": "a" });
         let first = peer.send_with_meta(
             1,
@@ -777,7 +594,7 @@ async fn server_sse_multiple_streams() {
             assert!(answer.response["result"].is_object(), "{era:?}");
             assert!(
                 answer
-                    .notifications
+                    .before
                     .iter()
                     .all(|n| n["params"]["progressToken"] == json!(token)),
                 "{era:?}: each stream carries only its own progress"
@@ -793,7 +610,7 @@ async fn server_sse_multiple_streams() {
 async fn resources_list() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .result(1, "resources/list", Value::Null)
             .await;
@@ -816,7 +633,7 @@ async fn resources_list() {
 async fn resources_read_text() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .result(1, "resources/read", json!({ "uri": "test://static-text" }))
             .await;
@@ -839,7 +656,7 @@ async fn resources_read_text() {
 async fn resources_read_binary() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .result(
                 1,
@@ -862,7 +679,7 @@ async fn resources_read_binary() {
 async fn resources_templates_read() {
     let server = server().await;
     for era in BOTH {
-        let peer = Peer::open(&server, era).await;
+        let peer = Peer::open(&server.url(), era).await;
         let templates = peer
             .result(1, "resources/templates/list", Value::Null)
             .await;
@@ -893,7 +710,7 @@ async fn resources_templates_read() {
 async fn sep_2164_resource_not_found() {
     let server = server().await;
     for (era, code) in [(Era::Legacy, -32002), (Era::Modern, -32602)] {
-        let answer = Peer::open(&server, era)
+        let answer = Peer::open(&server.url(), era)
             .await
             .send(
                 1,
@@ -921,7 +738,7 @@ async fn sep_2164_resource_not_found() {
 async fn prompts_list() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .result(1, "prompts/list", Value::Null)
             .await;
@@ -941,7 +758,7 @@ async fn prompts_list() {
 async fn prompts_get_simple() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .result(1, "prompts/get", json!({ "name": "test_simple_prompt" }))
             .await;
@@ -958,7 +775,7 @@ async fn prompts_get_simple() {
 async fn prompts_get_with_args() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .result(
                 1,
@@ -981,7 +798,7 @@ async fn prompts_get_with_args() {
 async fn prompts_get_embedded_resource() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .result(
                 1,
@@ -1007,7 +824,7 @@ async fn prompts_get_embedded_resource() {
 async fn prompts_get_with_image() {
     let server = server().await;
     for era in BOTH {
-        let result = Peer::open(&server, era)
+        let result = Peer::open(&server.url(), era)
             .await
             .result(
                 1,

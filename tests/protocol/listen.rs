@@ -18,16 +18,17 @@ use raw::{Frame, Stream, listen, listen_with, post};
 
 use crate::common;
 
-/// Raw HTTP for the modern era: requests with the headers and `_meta` a 2026-07-28 client
-/// sends, and a reader of SSE frames (comments included, which an SSE library would hide).
+/// The modern era over raw HTTP (`common::peer`), and a reader of SSE frames that keeps
+/// comments (`common::sse`), which an SSE library would hide.
 mod raw {
     use std::time::Duration;
 
-    use reqwest::header::{ACCEPT, CONTENT_TYPE};
     use reqwest::{Response, StatusCode};
     use serde_json::{Value, json};
 
-    pub const VERSION: &str = "2026-07-28";
+    use crate::common::peer::Peer;
+    use crate::common::sse::{self, Events};
+
     /// How long a test waits for a frame that must come.
     pub const WAIT: Duration = Duration::from_secs(10);
     /// How long a test waits for a frame that must not come, after a positive control.
@@ -41,41 +42,23 @@ mod raw {
             .expect("build the reqwest client")
     }
 
-    /// The `_meta` every modern request carries (`basic/index.mdx`, "Request metadata").
-    pub fn meta() -> Value {
-        json!({
-            "io.modelcontextprotocol/protocolVersion": VERSION,
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": { "name": "listen-tests", "version": "1.0.0" }
-        })
-    }
-
-    /// POSTs a modern request with every required header (`Mcp-Name` when `name` is given)
-    /// and `accept` as the `Accept` header.
+    /// POSTs a modern request with every required header (`Mcp-Name` as `name` says: the
+    /// one the params name, or none) and `accept` as the `Accept` header.
     pub async fn post_accepting(
         url: &str,
         id: Value,
         method: &str,
-        mut params: Value,
+        params: Value,
         name: Option<&str>,
         accept: &str,
     ) -> Response {
-        params["_meta"] = meta();
-        let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        let mut request = client()
-            .post(url)
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, accept)
-            .header("MCP-Protocol-Version", VERSION)
-            .header("Mcp-Method", method);
-        if let Some(name) = name {
-            request = request.header("Mcp-Name", name);
-        }
-        request
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("POST {method}: {e}"))
+        let peer = Peer::modern(url, json!({}));
+        let body = peer.request(id, method, params);
+        peer.post(
+            &body,
+            &[("accept", accept), ("mcp-name", name.unwrap_or(""))],
+        )
+        .await
     }
 
     /// A modern request answered as JSON or as a stream; returns the JSON-RPC response.
@@ -144,19 +127,12 @@ mod raw {
         End,
     }
 
-    /// Reads SSE frames from a response body.
-    #[derive(Debug)]
-    pub struct Stream {
-        response: Response,
-        buffer: String,
-    }
+    /// Reads SSE frames from a response body, comments included.
+    pub struct Stream(Events);
 
     impl Stream {
         pub fn new(response: Response) -> Self {
-            Stream {
-                response,
-                buffer: String::new(),
-            }
+            Stream(sse::with_comments(response))
         }
 
         /// The next frame; panics if none comes within [`WAIT`].
@@ -192,41 +168,16 @@ mod raw {
 
         /// The next frame, or `None` after `wait`.
         pub async fn next_within(&mut self, wait: Duration) -> Option<Frame> {
-            let deadline = tokio::time::Instant::now() + wait;
-            loop {
-                if let Some(end) = self.buffer.find("\n\n") {
-                    let block: String = self.buffer.drain(..end + 2).collect();
-                    return Some(parse(&block));
-                }
-                let chunk = match tokio::time::timeout_at(deadline, self.response.chunk()).await {
-                    Err(_) => return None,
-                    Ok(chunk) => chunk.expect("read the event stream"),
-                };
-                match chunk {
-                    Some(bytes) => self.buffer.push_str(&String::from_utf8_lossy(&bytes)),
-                    None => return Some(Frame::End),
-                }
-            }
+            let event = self.0.try_next(wait).await.ok()?;
+            Some(match event {
+                None => Frame::End,
+                Some(event) => match event.comment {
+                    Some(comment) => Frame::Comment(comment),
+                    None if event.data.is_empty() => Frame::Empty,
+                    None => Frame::Message(event.json()),
+                },
+            })
         }
-    }
-
-    fn parse(block: &str) -> Frame {
-        let mut data = String::new();
-        for line in block.lines() {
-            if let Some(comment) = line.strip_prefix(':') {
-                return Frame::Comment(comment.trim().to_string());
-            }
-            if let Some(value) = line.strip_prefix("data:") {
-                data.push_str(value.trim_start());
-            }
-        }
-        if data.is_empty() {
-            return Frame::Empty;
-        }
-        Frame::Message(
-            serde_json::from_str(&data)
-                .unwrap_or_else(|e| panic!("the event's data is not JSON ({e}): {block}")),
-        )
     }
 }
 
