@@ -12,7 +12,7 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use crate::engine::oauth::admin::check_redirect_uri;
+use crate::engine::check_redirect_uri;
 use crate::spec::{Consent, OAuthSpec, PreRegisteredClient, ServerSpec, TokenEndpointAuthMethod};
 
 /// Redirect URIs the pre-registered client may list.
@@ -47,7 +47,7 @@ pub(crate) fn new_client() -> PreRegisteredClient {
 /// `bytes` random bytes, base64url without padding.
 fn random(bytes: usize) -> String {
     let mut buffer = vec![0u8; bytes];
-    crate::engine::random::fill(&mut buffer);
+    crate::engine::random_fill(&mut buffer);
     URL_SAFE_NO_PAD.encode(buffer)
 }
 
@@ -171,7 +171,7 @@ pub(crate) fn server_problems(server: &ServerSpec) -> Vec<(At, String)> {
     let mut found = problems(auth);
     if found.is_empty()
         && server.api_keys.is_empty()
-        && let Err(error) = crate::engine::oauth::check_spec(server)
+        && let Err(error) = crate::engine::check_oauth(server)
     {
         found.push((At::auth(&[]), error.to_string()));
     }

@@ -11,8 +11,7 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::validate::{faults, items};
-use crate::engine::{guard, schema};
+use crate::engine::{Validator, check_faults, check_items, compile_schema, guard_problems};
 use crate::error::Error;
 use crate::spec::ServerSpec;
 
@@ -45,8 +44,8 @@ pub fn json_schema() -> Value {
     serde_json::to_value(schemars::schema_for!(ConfigFile)).unwrap_or(Value::Null)
 }
 
-static VALIDATOR: LazyLock<Option<schema::Validator>> =
-    LazyLock::new(|| schema::compile(&json_schema()).ok());
+static VALIDATOR: LazyLock<Option<Validator>> =
+    LazyLock::new(|| compile_schema(&json_schema()).ok());
 
 /// A problem in the file: where (a JSON pointer) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,7 +152,7 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
                 reason: format!("`{}`: another server has this name", server.name),
             });
         }
-        if let Err(error) = items::server(server, server.tools.iter().map(|t| (t, true))) {
+        if let Err(error) = check_items(server, server.tools.iter().map(|t| (t, true))) {
             // A template problem points at the template, as a schema problem would.
             let at = match &error {
                 Error::Template { tool, .. } => server
@@ -168,7 +167,7 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
                 reason: error.to_string(),
             });
         }
-        match faults::check_spec(&server.faults, server.session_expiry.as_ref()) {
+        match check_faults(&server.faults, server.session_expiry.as_ref()) {
             Ok(()) => {}
             // `faults[0].fault.status` → `/servers/0/faults/0/fault/status`
             Err(Error::InvalidFault { field, reason }) => problems.push(Problem {
@@ -183,7 +182,7 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
                 reason: error.to_string(),
             }),
         }
-        for (field, reason) in guard::spec_problems(server, "apiKeys", "allowedHosts") {
+        for (field, reason) in guard_problems(server, "apiKeys", "allowedHosts") {
             // `apiKeys[2]` → `/servers/0/apiKeys/2`
             let path = field.replace('[', "/").replace(']', "");
             problems.push(Problem {

@@ -113,7 +113,7 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
         option: "(the stdio attach socket, on any free port)",
         source,
     })?;
-    let api_token = crate::engine::random::hex_id();
+    let api_token = crate::engine::hex_id();
     let info = RuntimeInfo {
         pid: std::process::id(),
         version: env!("CARGO_PKG_VERSION").into(),
@@ -151,11 +151,9 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
 
 /// The socket `mcp-decoy stdio NAME` attaches to, so a spawned process serves the app's
 /// server `NAME` and its traffic lands in the app's log.
-fn attach_socket(
-    registry: &Arc<Registry>,
-) -> std::io::Result<crate::engine::transport::attach::Attach> {
+fn attach_socket(registry: &Arc<Registry>) -> std::io::Result<crate::engine::Attach> {
     let registry = registry.clone();
-    crate::engine::transport::attach::listen(
+    crate::engine::listen_for_attach(
         &tokio::runtime::Handle::current(),
         // The app's socket lives as long as the app.
         &tokio_util::sync::CancellationToken::new(),

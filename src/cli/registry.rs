@@ -12,8 +12,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use crate::engine::state::pool::Pools;
-use crate::engine::{Endpoint, Engine, MemoryUse};
+use crate::engine::{Endpoint, Engine, MemoryUse, Pools};
 use crate::error::Error;
 use crate::log::TrafficLog;
 use crate::spec::{Limits, ServerSpec};

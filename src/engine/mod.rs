@@ -67,6 +67,23 @@ pub(crate) use transport::http::listener::Connections;
 pub(crate) use transport::http::listener::{bind, serve};
 pub(crate) use transport::http::serve::{Running, spawn};
 
+// The app's facade: everything `cli` uses of the engine besides `Engine` itself, named here
+// so the app never reaches into the engine's modules.
+#[cfg(feature = "decoy-cli")]
+pub(crate) use self::{
+    guard::spec_problems as guard_problems,
+    oauth::admin::check_redirect_uri,
+    oauth::{TokenInfo, check_spec as check_oauth},
+    random::{fill as random_fill, hex_id},
+    schema::{Validator, compile as compile_schema},
+    state::pool::Pools,
+    template::{check as check_template, check_with as check_template_with},
+    transport::attach::{self, Attach, TOKEN_ENV as ATTACH_TOKEN_ENV, listen as listen_for_attach},
+    transport::lines::out::{Out, Sink},
+    transport::lines::serve as serve_lines,
+    validate::{faults::check_spec as check_faults, items::server as check_items},
+};
+
 use crate::cassette::Player;
 use crate::error::Error;
 use crate::log::TrafficLog;
@@ -76,6 +93,7 @@ use state::catalog::Catalog;
 use state::clock::Clock;
 use state::expiry::Expiry;
 use state::faults::Faults;
+#[cfg(not(feature = "decoy-cli"))]
 use state::pool::Pools;
 use state::responses::Responses;
 use state::session::Sessions;

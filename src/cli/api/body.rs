@@ -175,7 +175,7 @@ where
     T: Serialize + DeserializeOwned,
 {
     if let Some(unknown) = patch.keys().find(|key| !members.contains(key)) {
-        // Worded as serde words `deny_unknown_fields`, which the patch types used to have.
+        // Worded as serde words `deny_unknown_fields`, as the API's other bodies are.
         let expected: Vec<String> = members.iter().map(|m| format!("`{m}`")).collect();
         return Err(ApiError::bad_request(
             unknown.clone(),

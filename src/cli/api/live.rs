@@ -8,7 +8,7 @@
 
 use crate::cli::registry::Hosted;
 use crate::engine::SessionInfo;
-use crate::engine::oauth::TokenInfo;
+use crate::engine::TokenInfo;
 use crate::error::Error;
 use crate::spec::ServerSpec;
 
@@ -59,7 +59,7 @@ pub(crate) fn set_api_keys(hosted: &Hosted, keys: Vec<String>) {
 
 /// The problems of a definition's guards, named with the API's field names.
 pub(crate) fn guard_problems(spec: &ServerSpec) -> Vec<(String, String)> {
-    crate::engine::guard::spec_problems(spec, "apiKeys", "allowedHosts")
+    crate::engine::guard_problems(spec, "apiKeys", "allowedHosts")
 }
 
 pub(crate) fn sessions(hosted: &Hosted) -> Vec<SessionInfo> {
@@ -126,14 +126,15 @@ pub(crate) fn template_problem(
     owner: TemplateOwner,
     template: &serde_json::Value,
 ) -> Option<String> {
-    use crate::engine::template;
     use serde_json::json;
     match owner {
-        TemplateOwner::Tool => template::check(template),
+        TemplateOwner::Tool => crate::engine::check_template(template),
         // The contexts `validate/items.rs` checks prompts and resource templates with.
-        TemplateOwner::Prompt => template::check_with(template, &json!({ "args": {} })),
+        TemplateOwner::Prompt => {
+            crate::engine::check_template_with(template, &json!({ "args": {} }))
+        }
         TemplateOwner::ResourceTemplate => {
-            template::check_with(template, &json!({ "uri": "", "vars": {} }))
+            crate::engine::check_template_with(template, &json!({ "uri": "", "vars": {} }))
         }
     }
     .err()

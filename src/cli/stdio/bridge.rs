@@ -13,8 +13,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
 use super::process::{self, Process};
-use crate::engine::transport::attach::frame::{self, Frame};
-use crate::engine::transport::lines::out::Sink;
+use crate::engine::Sink;
+use crate::engine::attach::frame::{self, Frame};
 
 /// How long the server has to accept the bridge.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);

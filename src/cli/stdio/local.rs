@@ -9,9 +9,7 @@ use std::sync::Arc;
 
 use super::process::{self, Process};
 use crate::cli::config::{self, ConfigFile};
-use crate::engine::Engine;
-use crate::engine::state::pool::Pools;
-use crate::engine::transport::lines;
+use crate::engine::{Engine, Pools, serve_lines};
 use crate::log::{DEFAULT_LOG_BYTES, Direction, Entry, Record, RpcKind, TrafficLog, Transport};
 use crate::spec::Limits;
 
@@ -72,7 +70,7 @@ pub(super) async fn run(name: &str, config_dir: &Path, log_file: Option<&Path>) 
     let writer = file.map(|(file, path)| {
         tokio::spawn(write_log(log.clone(), LogFile::new(file, path), finished))
     });
-    lines::serve(engine, tokio::io::stdin(), Process::new(), Transport::Stdio).await;
+    serve_lines(engine, tokio::io::stdin(), Process::new(), Transport::Stdio).await;
     if let Some(writer) = writer {
         // The last records (the session's end) reach the file before the process exits.
         let _ = done.send(());

@@ -20,7 +20,7 @@ use std::path::Path;
 use super::StdioArgs;
 use super::runtime_file;
 
-use crate::engine::transport::attach::TOKEN_ENV as ATTACH_TOKEN_ENV;
+use crate::engine::ATTACH_TOKEN_ENV;
 
 /// Runs the command and returns the process's exit status.
 pub async fn run(args: &StdioArgs, config_dir: &Path) -> i32 {

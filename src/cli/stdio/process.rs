@@ -5,7 +5,7 @@ use std::io;
 
 use tokio::io::AsyncWriteExt;
 
-use crate::engine::transport::lines::out::{Out, Sink};
+use crate::engine::{Out, Sink};
 
 /// This process's stdout and stderr.
 pub(super) struct Process {
