@@ -16,7 +16,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use futures::StreamExt;
 use mcp_decoy::matchers::{all, arg};
 use mcp_decoy::spec::Matcher;
-use mcp_decoy::{MockMcpServer, Response, Tool};
+use mcp_decoy::{MockMcpServer, Tool, ToolResponse};
 use serde_json::{Value, json};
 
 use common::{runtime, session};
@@ -47,14 +47,17 @@ fn matched_vs_plain(c: &mut Criterion) {
     let mut matched = Tool::new("matched").respond_with(template.clone());
     for (n, when) in misses().into_iter().enumerate() {
         let text = format!("miss {n}");
-        matched = matched
-            .respond(Response::ok(json!({"content": [{"type": "text", "text": text}]})).when(when));
+        matched = matched.respond(
+            ToolResponse::ok(json!({"content": [{"type": "text", "text": text}]})).when(when),
+        );
     }
-    matched = matched.respond(Response::ok(template.clone()).when(arg("message").eq("hi")));
+    matched = matched.respond(ToolResponse::ok(template.clone()).when(arg("message").eq("hi")));
     let server = rt.block_on(
         MockMcpServer::builder()
             .tool(Tool::new("plain").respond_with(template.clone()))
-            .tool(Tool::new("one").respond(Response::ok(template).when(arg("message").eq("hi"))))
+            .tool(
+                Tool::new("one").respond(ToolResponse::ok(template).when(arg("message").eq("hi"))),
+            )
             .tool(matched)
             .log_limit(2 * TOOLS.len() * SERVER_SIDE_ROUNDS)
             .start(),

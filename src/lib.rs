@@ -36,12 +36,12 @@
 //! ## Where things are
 //! Each public item has exactly one path.
 //! - The crate root: what a test names first. The server ([`MockMcpServer`],
-//!   [`MockMcpServerBuilder`]), what it serves ([`Tool`], [`Response`], [`Resource`],
+//!   [`MockMcpServerBuilder`]), what it serves ([`Tool`], [`ToolResponse`], [`Resource`],
 //!   [`ResourceTemplate`], [`Prompt`], [`PromptArgument`]), how often it expects a call
 //!   ([`Times`]), how it misbehaves ([`Fault`], [`FaultRule`]), which revisions it speaks
 //!   ([`ProtocolVersion`]), its live sessions ([`SessionInfo`]), its tasks ([`TaskInfo`],
 //!   [`TaskStatus`]) and its errors ([`Error`], [`ItemKind`]).
-//! - [`matchers`]: conditions on a call's arguments that pick a [`Response`].
+//! - [`matchers`]: conditions on a call's arguments that pick a [`ToolResponse`].
 //! - [`presets`]: ready-made servers, such as the conformance suite's.
 //! - [`oauth`]: OAuth 2.1 for a server ([`oauth::OAuth`]), the running side
 //!   ([`oauth::OAuthHandle`], [`oauth::TokenInfo`]) and the conformance presets
@@ -61,11 +61,13 @@
 //!   relays (`guide::relay`, feature `relay`) and [the app](guide::app).
 //!
 //! ## Layout
-//! - `fixture`: the builder, the server handle (`fixture/server/`: live catalog edits,
-//!   fault rules), [`Tool`], [`Times`], [`Resource`], [`ResourceTemplate`], [`Prompt`], a
-//!   tool's alternative answers (`fixture/response/`: [`Response`] and their expectations),
-//!   the conditions that pick them ([`matchers`]) and OAuth 2.1 ([`oauth::OAuth`],
-//!   [`oauth::OAuthHandle`]).
+//! - `fixture`: the builder (`fixture/builder/`, its setters by area), the server handle
+//!   (`fixture/server/`: live catalog edits, fault rules), [`Tool`] (with the methods that add
+//!   its alternative answers), [`Times`], [`Resource`], [`ResourceTemplate`], [`Prompt`], a
+//!   tool's alternative answers (`fixture/response/`: [`ToolResponse`] and their
+//!   expectations), the conditions that pick them ([`matchers`]), OAuth 2.1
+//!   ([`oauth::OAuth`] with its conformance presets, [`oauth::OAuthHandle`]) and the ready-made
+//!   servers (`fixture/presets/`).
 //! - `engine`: one server, behind a closed facade (`engine/mod.rs`, edits in `edits.rs`)
 //!   that the fixture and the app drive alike. Imports run one way, top to bottom:
 //!   - `transport/http/`: the Streamable HTTP adapter (POST, GET stream, DELETE, SSE
@@ -146,6 +148,11 @@
 //! - `error`: the one error type ([`Error`], [`ItemKind`]) that every front end returns.
 //! - `bin/mcp-decoy.rs`: the app's thin binary (parse the options, run `cli`).
 //!
+//! Unit tests sit in a `tests` module at the end of the file they test; a folder module's
+//! tests of the whole folder are its `tests.rs`. Integration tests are one binary per area,
+//! `tests/AREA/main.rs` (`fixture`, `protocol`, `relay`, `app`, `ui`), with the helpers
+//! they share in `tests/common/`.
+//!
 //! ## Feature flags
 //! | feature | default | what it adds |
 //! |---|---|---|
@@ -204,7 +211,7 @@ pub mod spec;
 pub use engine::{SessionInfo, TaskInfo, TaskStatus};
 pub use error::{Error, ItemKind};
 pub use fixture::{MockMcpServer, MockMcpServerBuilder, Times};
-pub use fixture::{Prompt, PromptArgument, Resource, ResourceTemplate, Response, Tool};
+pub use fixture::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolResponse};
 pub use spec::fault::{Fault, FaultRule};
 pub use spec::version::ProtocolVersion;
 

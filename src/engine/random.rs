@@ -2,7 +2,7 @@
 //!
 //! A small secret (a session id, a key) is cut from a buffer of the operating system's bytes
 //! that each thread draws 512 at a time: each byte is handed out once, and a fixture's life
-//! (a start's key, a session's id) no longer costs a system call per secret. A process that
+//! (a start's key, a session's id) costs no system call per secret. A process that
 //! forks while this is in use is not served: the child's fixture runtimes did not survive
 //! the fork either.
 

@@ -100,7 +100,7 @@ pub enum Comparison {
 
 /// One alternative answer of a tool. The first response whose `when` holds and that is not
 /// used up answers the call; when none does, the tool's own template answers. The fixture's
-/// [`Response`](crate::Response) builds one.
+/// [`Response`](crate::ToolResponse) builds one.
 ///
 /// # Example
 /// ```

@@ -616,7 +616,7 @@ async fn rmcp_sees_the_process_die_mid_call() {
 }
 
 #[tokio::test]
-async fn a_split_message_arrives_in_two_writes_and_rmcp_reassembles_it() {
+async fn a_split_message_arrives_in_two_writes_that_make_one_message() {
     let server = MockMcpServer::builder()
         .tool(Tool::echo())
         .fault(
@@ -831,13 +831,26 @@ async fn a_server_that_ignores_sigterm_needs_sigkill() {
 
 #[tokio::test]
 async fn rmcp_graceful_shutdown_escalates_to_sigterm() {
-    // rmcp follows the stdio shutdown: close stdin, wait, then SIGTERM.
+    // rmcp follows the stdio shutdown (2025-11-25 lifecycle, "stdio"): close stdin, wait
+    // up to 3 s for the exit, then SIGTERM. A decoy that ignores EOF makes it go that far.
     let server = MockMcpServer::builder().stdio_ignore_eof().start().await;
     let mut child = spawn_rmcp(&server);
+    let pid = child.id().expect("the child's pid");
+    let started = Instant::now();
 
     let shutdown = tokio::time::timeout(PATIENCE, child.graceful_shutdown()).await;
 
     assert!(matches!(shutdown, Ok(Ok(()))), "{shutdown:?}");
+    // EOF alone did not end it: rmcp waited out its whole grace period before escalating.
+    assert!(
+        started.elapsed() >= Duration::from_secs(3),
+        "the process ended on EOF after {:?}, so no escalation was needed",
+        started.elapsed()
+    );
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "process {pid} is still there after the shutdown"
+    );
 }
 
 // ---------------------------------------------------------------------------------------

@@ -235,7 +235,7 @@ async fn an_is_error_result_fails_the_task_and_tasks_result_still_returns_it() {
 async fn a_fail_step_fails_the_task_and_tasks_result_returns_the_same_json_rpc_error() {
     let crashing = Tool::new("crash")
         .task()
-        .fail(-32603, "the job crashed on ${args.host}");
+        .end_with_error(-32603, "the job crashed on ${args.host}");
     let server = server(vec![crashing]).await;
     let peer = Peer::legacy(&server.url(), json!({})).await;
     let id = task_id(&call_as_task(&peer, 1, "crash", json!({ "host": "ci-3" }), None).await);

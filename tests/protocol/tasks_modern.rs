@@ -179,7 +179,7 @@ async fn an_is_error_result_completes_the_task_and_only_a_json_rpc_error_fails_i
         "content": [{ "type": "text", "text": "bad input" }], "isError": true }));
     let crash = Tool::new("crash")
         .task()
-        .fail(-32603, "API rate limit exceeded");
+        .end_with_error(-32603, "API rate limit exceeded");
     let server = server(vec![lint, crash]).await;
     let peer = Peer::modern(&server.url(), with_tasks());
 

@@ -80,9 +80,9 @@ pub(crate) async fn serve(
     if pending.wants_stream(inbound) {
         pending.stream()
     } else {
-        // Boxed: its 4.6 KiB would otherwise be part of every request's future, whatever
-        // the method (`initialize` never runs it), and every layer above would carry it
-        // (benches/README.md, "Smaller request futures").
+        // Boxed: the JSON answer's state would otherwise size every request's future,
+        // whatever the method, and every layer above would carry it (benches/README.md,
+        // "Smaller request futures").
         Box::pin(pending.json()).await
     }
 }

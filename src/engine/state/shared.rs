@@ -1,7 +1,7 @@
 //! Tool specs shared by the servers of one process: a test suite starts the same tools in
-//! test after test (most often `Tool::echo()`), and each server kept its own deep copy, the
-//! largest part of an idle fixture's memory (about 2.7 KiB for `echo`; benches/README.md,
-//! "Start-up and memory"). A server starting with a tool equal to one a live server already
+//! test after test (most often `Tool::echo()`), and a deep copy per server would be the
+//! largest part of an idle fixture's memory (benches/README.md, "Start-up and memory"). A
+//! server starting with a tool equal to one a live server already
 //! holds takes that one's `Arc` instead. Specs in a catalog are never changed in place (an
 //! edit replaces the `Arc`), so sharing one cannot leak an edit from one server to another.
 

@@ -44,8 +44,8 @@ impl Drop for Lease {
 }
 
 /// How many threads the pool grows to on this machine, asked once: `available_parallelism`
-/// reads the cgroup quota files on every call, which cost a fixture's start more than
-/// building its router, and its first call cost 43–73 µs here. It is asked only when every
+/// reads the cgroup quota files on every call, a cost larger than the rest of a fixture's
+/// start (benches/README.md, "Start-up and memory"). It is asked only when every
 /// thread so far serves a fixture ([`next`]): a process whose fixtures never overlap (a
 /// test alone in its process, as under nextest, or tests run one at a time) never pays it.
 fn threads() -> usize {

@@ -52,7 +52,6 @@ macro_rules! item {
 
 item!(ToolSpec, Tool, name, tool, visible: published);
 item!(ResourceSpec, Resource, uri, resource, visible: published);
-#[rustfmt::skip]
 item!(ResourceTemplateSpec, ResourceTemplate, uri_template, resource_template, visible: published);
 item!(PromptSpec, Prompt, name, prompt, visible: published);
 

@@ -60,8 +60,8 @@ fn the_json_e_specification_passes() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The templates a probe used to crash or stall the app (issue 13, items 1, 2 and 4): each
-/// ends with a limit error, quickly.
+/// Templates built to crash or stall the app (a hostile-input probe): each ends with a limit
+/// error, quickly.
 #[test]
 fn hostile_templates_end_with_a_limit_error() {
     let nested =

@@ -1,10 +1,11 @@
-//! One server's HTTP surface as a plain function of the request, where an axum `Router` per
-//! server used to be: the MCP endpoint, the manifest beside it, the OAuth endpoints, and a
-//! relay's forwarding, each behind the capture and the guards that apply to it.
+//! One server's HTTP surface as a plain function of the request: the MCP endpoint, the
+//! manifest beside it, the OAuth endpoints, and a relay's forwarding, each behind the
+//! capture and the guards that apply to it.
 //!
-//! A server has two or three fixed paths, so matching them by hand is all a router did here;
-//! building and dropping one cost a fixture more than the rest of its start, and each of its
-//! middleware layers boxed a future per request (benches/README.md, "Start-up and memory").
+//! A server has two or three fixed paths, so they are matched by hand, not by an axum
+//! `Router`: building and dropping one would cost a fixture more than the rest of its start,
+//! and each middleware layer would box a future per request (benches/README.md, "Start-up
+//! and memory").
 
 use std::sync::Arc;
 
