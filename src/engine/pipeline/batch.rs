@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::outcome::Outcome;
 use super::plan::{self, Setting, spans_body};
-use super::resolve::Target;
-use super::run::{Pending, Received, View};
+use super::resolve::{Received, Target};
+use super::run::{Pending, View};
 use super::{Inbound, admit, invalid, record, refused};
 use crate::engine::Engine;
 use crate::engine::methods;

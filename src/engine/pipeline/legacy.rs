@@ -7,8 +7,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::outcome::Outcome;
-use super::resolve::Target;
-use super::run::{self, Received};
+use super::resolve::{Received, Target};
+use super::run;
 use super::{Inbound, admit, initialize, invalid, record};
 use crate::engine::Engine;
 use crate::engine::methods;

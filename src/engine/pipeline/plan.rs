@@ -11,8 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::resolve;
-use super::run::Received;
+use super::resolve::{self, Received};
 use crate::engine::capture::Recorder;
 use crate::engine::methods::tools::Call;
 use crate::engine::protocol::garble;

@@ -10,12 +10,47 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::engine::Engine;
+use crate::engine::capture::Recorder;
 use crate::engine::methods::tools::Call;
 use crate::engine::methods::{resources, tasks, unknown};
 use crate::engine::protocol::jsonrpc::{RpcError, member};
 use crate::engine::protocol::method::Method;
 use crate::engine::state::session::Session;
 use crate::spec::{PromptSpec, ResourceTemplateSpec, Step, ToolSpec};
+
+/// A request recorded and admitted, with the session that answers it and what it names,
+/// resolved once.
+#[derive(Debug)]
+pub(crate) struct Received {
+    pub(crate) session: Arc<Session>,
+    pub(crate) id: Value,
+    pub(crate) method: String,
+    pub(crate) params: Value,
+    pub(crate) record: Recorder,
+    pub(crate) target: Target,
+}
+
+impl Received {
+    /// A request of `session`; `target` is what its method and params name
+    /// ([`Target::of`]), to which the session adds whether a call becomes a task.
+    pub(crate) fn new(
+        engine: &Engine,
+        session: Arc<Session>,
+        record: Recorder,
+        (id, method, params): (Value, String, Value),
+        mut target: Target,
+    ) -> Self {
+        target.decide_task(engine, &session, &params);
+        Received {
+            session,
+            id,
+            method,
+            params,
+            record,
+            target,
+        }
+    }
+}
 
 /// What one request names.
 #[derive(Debug, Default)]

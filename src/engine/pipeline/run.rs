@@ -12,9 +12,8 @@ use super::Inbound;
 use super::admit::session_gone;
 use super::outcome::{Framing, Outcome, Shape, Status, Streamed};
 use super::plan::{self, Plan, Setting};
-use super::resolve::Target;
+use super::resolve::{Received, Target};
 use crate::engine::Engine;
-use crate::engine::capture::Recorder;
 use crate::engine::methods::{self, Principal, RequestCtx, discover};
 use crate::engine::protocol::jsonrpc;
 use crate::engine::protocol::method::Method;
@@ -22,40 +21,6 @@ use crate::engine::state::outbox::Outbox;
 use crate::engine::state::session::Session;
 use crate::log::Json;
 use crate::spec::{Fault, ProtocolVersion, ResponseMode, Step};
-
-/// A request recorded and admitted, with the session that answers it and what it names,
-/// resolved once.
-#[derive(Debug)]
-pub(crate) struct Received {
-    pub(crate) session: Arc<Session>,
-    pub(crate) id: Value,
-    pub(crate) method: String,
-    pub(crate) params: Value,
-    pub(crate) record: Recorder,
-    pub(crate) target: Target,
-}
-
-impl Received {
-    /// A request of `session`; `target` is what its method and params name
-    /// ([`Target::of`]), to which the session adds whether a call becomes a task.
-    pub(crate) fn new(
-        engine: &Engine,
-        session: Arc<Session>,
-        record: Recorder,
-        (id, method, params): (Value, String, Value),
-        mut target: Target,
-    ) -> Self {
-        target.decide_task(engine, &session, &params);
-        Received {
-            session,
-            id,
-            method,
-            params,
-            record,
-            target,
-        }
-    }
-}
 
 /// Plans the request, answers the faults that replace the handler, and otherwise runs it,
 /// answering as JSON or on a stream; `legacy_session` tells a legacy session's request from

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::outcome::{Listening, Outcome, Status};
-use super::resolve::Target;
-use super::run::{self, Received};
+use super::resolve::{Received, Target};
+use super::run;
 use super::{Inbound, invalid, kind_of, params_of};
 use crate::engine::Engine;
 use crate::engine::capture::{Arrival, Recorder};
