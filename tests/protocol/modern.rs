@@ -206,10 +206,7 @@ async fn read(response: reqwest::Response) -> Read {
             streamed,
         };
     }
-    let mut messages: Vec<Value> = sse_data(&raw)
-        .iter()
-        .map(|data| serde_json::from_str(data).expect("SSE data is JSON"))
-        .collect();
+    let mut messages = crate::common::peer::sse_messages(&raw);
     let response = messages
         .pop()
         .expect("the event stream carries the response");
@@ -223,22 +220,6 @@ async fn read(response: reqwest::Response) -> Read {
         raw,
         streamed,
     }
-}
-
-/// The `data` of each event in an SSE text (comments and empty data skipped).
-fn sse_data(raw: &str) -> Vec<String> {
-    raw.replace("\r\n", "\n")
-        .split("\n\n")
-        .filter_map(|block| {
-            let data: Vec<&str> = block
-                .lines()
-                .filter_map(|line| line.strip_prefix("data:"))
-                .map(|d| d.strip_prefix(' ').unwrap_or(d))
-                .collect();
-            let data = data.join("\n");
-            (!data.trim().is_empty()).then_some(data)
-        })
-        .collect()
 }
 
 fn methods(notifications: &[Value]) -> Vec<&str> {

@@ -26,7 +26,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData, RoleClient};
 use serde_json::{Value, json};
 
-const VERSION: &str = "2026-07-28";
+const VERSION: &str = common::peer::MODERN;
 
 /// Every kind of input a client can declare.
 fn all_capabilities() -> Value {
@@ -35,36 +35,18 @@ fn all_capabilities() -> Value {
 
 /// What one POST answered: the HTTP status, the JSON-RPC response, and every message of an
 /// event stream before it (notifications about the request).
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    response: Value,
-    before: Vec<Value>,
+type Reply = common::peer::Answer;
+
+/// What a multi round-trip test reads of a reply.
+trait Rounds {
+    /// The text of a complete `CallToolResult`.
+    fn text(&self) -> String;
+    /// The `inputRequests` of an `input_required` result.
+    fn input_requests(&self) -> &serde_json::Map<String, Value>;
+    fn state(&self) -> String;
 }
 
-impl Reply {
-    fn result(&self) -> &Value {
-        assert!(
-            self.response.get("error").is_none(),
-            "expected a result, got {}",
-            self.response
-        );
-        &self.response["result"]
-    }
-
-    /// The error's code and message; panics when the response is a result.
-    fn error(&self) -> (i64, String) {
-        let error = &self.response["error"];
-        let code = error["code"]
-            .as_i64()
-            .unwrap_or_else(|| panic!("expected a JSON-RPC error, got {}", self.response));
-        (
-            code,
-            error["message"].as_str().unwrap_or_default().to_string(),
-        )
-    }
-
-    /// The text of a complete `CallToolResult`.
+impl Rounds for Reply {
     fn text(&self) -> String {
         let result = self.result();
         assert_eq!(result["resultType"], "complete", "{result}");
@@ -75,7 +57,6 @@ impl Reply {
             .to_string()
     }
 
-    /// The `inputRequests` of an `input_required` result.
     fn input_requests(&self) -> &serde_json::Map<String, Value> {
         let result = self.result();
         assert_eq!(result["resultType"], "input_required", "{result}");
@@ -104,62 +85,16 @@ async fn send_as(
     url: &str,
     id: i64,
     method: &str,
-    mut params: Value,
+    params: Value,
     capabilities: Value,
 ) -> Reply {
-    if params.get("_meta").is_none() {
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": VERSION,
-            "io.modelcontextprotocol/clientInfo": { "name": common::CLIENT_NAME, "version": "1.0.0" },
-            "io.modelcontextprotocol/clientCapabilities": capabilities,
-        });
-    }
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", VERSION)
-        .header("mcp-method", method);
-    if let Some(name) = params.get("name").and_then(Value::as_str) {
-        request = request.header("mcp-name", name);
-    }
-    if let Some(key) = key {
-        request = request.bearer_auth(key);
-    }
-    let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-    let response = tokio::time::timeout(common::PATIENCE, request.json(&body).send())
-        .await
-        .unwrap_or_else(|_| panic!("{method} took longer than {:?}", common::PATIENCE))
-        .unwrap_or_else(|e| panic!("{method} could not be sent: {e}"));
-    let status = response.status().as_u16();
-    let stream = response
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/event-stream"));
-    let text = tokio::time::timeout(common::PATIENCE, response.text())
-        .await
-        .unwrap_or_else(|_| panic!("the answer to {method} did not end in time"))
-        .unwrap_or_else(|e| panic!("the answer to {method} could not be read: {e}"));
-    let mut messages: Vec<Value> = if stream {
-        text.lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .map(str::trim)
-            .filter(|data| !data.is_empty())
-            .map(|data| serde_json::from_str(data).expect("an SSE event carries JSON"))
-            .collect()
-    } else {
-        vec![serde_json::from_str(&text).unwrap_or_else(|e| panic!("{method}: {e}: {text}"))]
-    };
-    let response = messages
-        .pop()
-        .unwrap_or_else(|| panic!("{method} was answered with no message"));
-    assert_eq!(response["id"], id, "the response answers another request");
-    Reply {
-        status,
-        response,
-        before: messages,
-    }
+    let peer = common::peer::Peer::modern(url, capabilities);
+    let bearer = key.map(|key| format!("Bearer {key}"));
+    let headers: Vec<(&str, &str)> = bearer
+        .iter()
+        .map(|value| ("authorization", value.as_str()))
+        .collect();
+    peer.send_with(id, method, params, &headers).await
 }
 
 /// `tools/call` of `tool` with no arguments plus `extra` params.
