@@ -21,8 +21,8 @@ const PATIENCE: Duration = Duration::from_secs(10);
 
 /// `servers.json` with `echo` (the default echo tool plus `slow`, which answers after a
 /// second) and a second server `two`.
-fn write_servers(dir: &Path) {
-    let servers = json!({ "servers": [
+fn write_echo_and_two(dir: &Path) {
+    let servers = json!([
         { "name": "echo", "tools": [
             {
                 "name": "echo",
@@ -42,17 +42,13 @@ fn write_servers(dir: &Path) {
                 "template": { "content": [{ "type": "text", "text": "${args.message}" }] }
             }
         ] }
-    ] });
-    std::fs::write(
-        dir.join("servers.json"),
-        serde_json::to_string_pretty(&servers).expect("servers.json serializes"),
-    )
-    .expect("write servers.json");
+    ]);
+    app_process::write_servers(dir, servers);
 }
 
 /// The app with `echo` and `two`, and extra options.
 fn start(dir: &Scratch, extra: &[&str]) -> Running {
-    write_servers(dir.path());
+    write_echo_and_two(dir.path());
     let (mcp_port, ui_port) = free_ports();
     let mut command = command_in(dir.path(), mcp_port, ui_port);
     command.args(extra);

@@ -13,10 +13,6 @@ use mcp_decoy::MockMcpServer;
 use mcp_decoy::oauth::OAuth;
 use serde_json::{Value, json};
 
-fn write_servers(dir: &std::path::Path, servers: Value) {
-    std::fs::write(dir.join("servers.json"), servers.to_string()).expect("write servers.json");
-}
-
 async fn logs(app: &Running, server: &str) -> Vec<Value> {
     let body: Value = app
         .api_client()
@@ -34,9 +30,9 @@ async fn logs(app: &Running, server: &str) -> Vec<Value> {
 async fn rmcp_through_an_app_relay_from_servers_json_and_rest() {
     let upstream = rmcp_upstream(Mode::StatefulSse).await;
     let dir = Scratch::new("relay");
-    write_servers(
+    app_process::write_servers(
         dir.path(),
-        json!({ "servers": [{ "name": "real", "upstream": upstream.url }] }),
+        json!([{ "name": "real", "upstream": upstream.url }]),
     );
     let app = Running::start(dir.path());
 
@@ -129,9 +125,9 @@ async fn rmcp_through_an_app_relay_from_servers_json_and_rest() {
 async fn an_app_relay_serves_the_upstreams_discovery_at_the_root_naming_itself() {
     let upstream = MockMcpServer::builder().oauth(OAuth::new()).start().await;
     let dir = Scratch::new("relay-oauth");
-    write_servers(
+    app_process::write_servers(
         dir.path(),
-        json!({ "servers": [{ "name": "guarded", "upstream": upstream.url() }] }),
+        json!([{ "name": "guarded", "upstream": upstream.url() }]),
     );
     let app = Running::start(dir.path());
     let mcp = app.mcp_url("guarded");

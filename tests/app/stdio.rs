@@ -34,14 +34,6 @@ fn spawn(dir: &Path, name: &str, extra: &[&str]) -> TokioChildProcess {
     TokioChildProcess::new(stdio_command(dir, name, extra)).expect("spawn mcp-decoy stdio")
 }
 
-fn write_servers(dir: &Path, servers: Value) {
-    std::fs::write(
-        dir.join("servers.json"),
-        json!({ "servers": servers }).to_string(),
-    )
-    .expect("write servers.json");
-}
-
 /// Runs `mcp-decoy stdio NAME` to its end with stdin closed, for a failure it must explain:
 /// exit status 1, nothing on stdout (it carries JSON-RPC only), and stderr.
 async fn fails(dir: &Path, name: &str) -> String {
@@ -165,7 +157,7 @@ async fn without_an_app_it_serves_alone_and_writes_its_log_file() {
 #[tokio::test]
 async fn without_an_app_an_unknown_server_names_the_ones_there() {
     let dir = Scratch::new("stdio-alone-unknown");
-    write_servers(dir.path(), json!([{ "name": "weather", "tools": [] }]));
+    app_process::write_servers(dir.path(), json!([{ "name": "weather", "tools": [] }]));
 
     let stderr = fails(dir.path(), "echo").await;
 
@@ -176,7 +168,7 @@ async fn without_an_app_an_unknown_server_names_the_ones_there() {
 #[tokio::test]
 async fn a_bad_stdio_member_in_servers_json_is_named_by_its_path() {
     let dir = Scratch::new("stdio-bad-member");
-    write_servers(
+    app_process::write_servers(
         dir.path(),
         json!([{ "name": "echo", "tools": [], "stdio": { "ignoreEOF": true } }]),
     );
@@ -190,7 +182,7 @@ async fn a_bad_stdio_member_in_servers_json_is_named_by_its_path() {
 #[tokio::test]
 async fn servers_json_makes_a_stdio_server_that_ignores_eof() {
     let dir = Scratch::new("stdio-ignore-eof");
-    write_servers(
+    app_process::write_servers(
         dir.path(),
         json!([{ "name": "stubborn", "tools": [], "stdio": { "ignoreEof": true } }]),
     );

@@ -79,6 +79,12 @@ pub fn command() -> Command {
     command
 }
 
+/// Writes `servers.json` in `dir` with these `servers` (a JSON array).
+pub fn write_servers(dir: &Path, servers: serde_json::Value) {
+    let file = serde_json::json!({ "servers": servers });
+    std::fs::write(dir.join("servers.json"), file.to_string()).expect("write servers.json");
+}
+
 /// A `servers.json` with server `loud`, whose tool `shout` logs before echoing `message`:
 /// each call answers on an event stream the session keeps for resumption.
 pub const SHOUT_SERVERS: &str = r#"{"servers": [{"name": "loud", "tools": [{"name": "shout",

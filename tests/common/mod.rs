@@ -213,6 +213,17 @@ pub async fn raw_tools_list(url: &str, session: &str) -> reqwest::Response {
         .expect("the raw tools/list POST could not be sent")
 }
 
+/// The text of `f`'s panic; fails when `f` does not panic.
+pub fn panic_text(f: impl FnOnce()) -> String {
+    let payload =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).expect_err("it did not panic");
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .expect("the panic payload is not text")
+}
+
 /// Checks of what a decoy sent against the MCP JSON schema.
 pub mod schema;
 
