@@ -10,7 +10,7 @@ use super::format::{
     Cassette, Interaction, MessageKind, RecordedRequest, RecordedResponse, ServerMessage,
 };
 use super::normalise::{self, Volatile};
-use crate::log::{Direction, Entry, Log, Record, RpcKind, RpcMessage};
+use crate::log::{Direction, Entry, Log, Record, RequestEnd, RpcKind, RpcMessage};
 
 /// Requests that are no exchange worth replaying: the replay answers them itself.
 const HOUSEKEEPING: [&str; 2] = ["ping", "subscriptions/listen"];
@@ -63,7 +63,10 @@ pub(crate) fn of(records: &[Record]) -> Cassette {
     let mut open: Vec<Open<'_>> = Vec::new();
     for &(record, message) in &mcp {
         let from_client = message.direction == Direction::ClientToServer;
-        if !from_client || message.kind != RpcKind::Request || message.cancelled {
+        if !from_client
+            || message.kind != RpcKind::Request
+            || message.end != Some(RequestEnd::Answered)
+        {
             continue;
         }
         let (Some(method), Some(response)) =

@@ -1,5 +1,5 @@
 //! The recorder of JSON-RPC messages: one [`Recorder`] per message a client sends, whose
-//! drop closes the record (marked cancelled when no answer came), and [`sent`] for each
+//! drop closes the record (with why no answer came, [`RequestEnd`]), and [`sent`] for each
 //! message the server writes on a stream. The only writer of `mcp` records; the transport's
 //! own exchange records (`http`) come from its adapter.
 //!
@@ -18,8 +18,8 @@ use super::protocol::jsonrpc;
 use super::protocol::message::Message;
 use super::state::session::Session;
 use crate::log::{
-    ArgumentError, Direction, Entry, Era, Json, MAX_CAPTURED_BYTES, RpcKind, RpcMessage, Transport,
-    clip_json, clip_json_noting, clip_text,
+    ArgumentError, Direction, Entry, Era, Json, MAX_CAPTURED_BYTES, RequestEnd, RpcKind,
+    RpcMessage, Transport, clip_json, clip_json_noting, clip_text,
 };
 
 /// The id of the transport record (an HTTP exchange) that carried a message, for linking.
@@ -75,14 +75,17 @@ impl<'a> Arrival<'a> {
 
 /// The record of one message from the client, open until its answer is known. Each way a
 /// message can end is one method that consumes the recorder; a recorder dropped before any of
-/// them ran (the handler's future was dropped with its connection) marks the record
-/// cancelled, so no branch can leave a request's record without its end.
+/// them ran (the handler's future was dropped with its connection) ends the record as a
+/// closed connection does in its era, so no branch can leave a request's record without its
+/// end.
 #[derive(Debug)]
 pub(crate) struct Recorder {
     engine: Arc<Engine>,
     id: u64,
     started: Instant,
     open: bool,
+    /// A 2026-07-28 request, whose client cancels by closing its stream.
+    modern: bool,
 }
 
 /// What a request's params name: a tool or prompt (`name`), a resource (`uri`), or a task
@@ -171,7 +174,7 @@ impl Recorder {
                 message,
                 response: None,
                 duration_ms: None,
-                cancelled: false,
+                end: None,
                 fault: None,
                 response_index: None,
                 argument_errors,
@@ -183,6 +186,7 @@ impl Recorder {
             id,
             started,
             open: true,
+            modern: arrival.modern_version.is_some(),
         }
     }
 
@@ -240,6 +244,7 @@ impl Recorder {
             m.response = Some(response);
             m.truncated |= truncated;
             m.duration_ms = Some(duration);
+            m.end = Some(RequestEnd::Answered);
             if let Some(session) = opened {
                 m.session = Some(session.id.clone());
                 m.protocol_version = Some(session.version.as_str().to_string());
@@ -261,6 +266,7 @@ impl Recorder {
             m.response = Some(response);
             m.truncated |= truncated;
             m.duration_ms = Some(duration);
+            m.end = Some(RequestEnd::Answered);
             if session.is_some() {
                 m.session = session;
             }
@@ -281,15 +287,15 @@ impl Recorder {
     }
 
     /// Closes a request's record that got no response the client could read (a fault
-    /// withheld it): only the duration is set.
+    /// withheld it): the server ended it.
     pub(crate) fn withheld(self) {
-        self.close(|m, duration| m.duration_ms = Some(duration));
+        self.ended(RequestEnd::EndedByServer);
     }
 
-    /// Marks the request cancelled by the client.
-    pub(crate) fn cancelled(self) {
+    /// Closes the record of a request that ends without a response, saying why.
+    pub(crate) fn ended(self, why: RequestEnd) {
         self.close(|m, duration| {
-            m.cancelled = true;
+            m.end = Some(why);
             m.duration_ms = Some(duration);
         });
     }
@@ -326,15 +332,54 @@ impl Recorder {
 impl Drop for Recorder {
     fn drop(&mut self) {
         if self.open {
+            // The handler's future went with its connection: the server's own stop, or the
+            // client's hang-up, which only 2026-07-28 counts as a cancellation.
+            let why = if self.engine.is_stopping() {
+                RequestEnd::EndedByServer
+            } else if self.modern {
+                RequestEnd::CancelledByClient
+            } else {
+                RequestEnd::ConnectionClosed
+            };
             let duration = millis(self.started);
             self.engine.log.update(self.id, |entry| {
                 if let Entry::Mcp(m) = entry {
-                    m.cancelled = true;
+                    m.end = Some(why);
                     m.duration_ms = Some(duration);
                 }
             });
         }
     }
+}
+
+/// How far back [`cancelled_after_hang_up`] looks for the request a `notifications/cancelled`
+/// names: cancellations are rare, and this bounds what a flood of them can cost.
+const CANCEL_LOOKBACK: usize = 1_000;
+
+/// A legacy `notifications/cancelled` (already recorded) names request `id` of `session`:
+/// if that request's connection had closed first, the client did cancel it after all. A
+/// request still being handled is ended by its handler instead, after this notification.
+pub(crate) fn cancelled_after_hang_up(engine: &Engine, session: &str, id: &Value) {
+    engine.log.update_newest(
+        engine.source,
+        CANCEL_LOOKBACK,
+        |entry| match entry {
+            Entry::Mcp(m) => {
+                m.kind == RpcKind::Request
+                    && m.direction == Direction::ClientToServer
+                    && m.session.as_deref() == Some(session)
+                    && m.rpc_id() == Some(id)
+            }
+            Entry::Http(_) => false,
+        },
+        |entry| {
+            if let Entry::Mcp(m) = entry
+                && m.end == Some(RequestEnd::ConnectionClosed)
+            {
+                m.end = Some(RequestEnd::CancelledByClient);
+            }
+        },
+    );
 }
 
 /// Where a message the server sent on a stream belongs: its session (none for a
@@ -402,7 +447,7 @@ pub(crate) fn sent_on(
             message,
             response: None,
             duration_ms: None,
-            cancelled: false,
+            end: None,
             fault: None,
             response_index: None,
             argument_errors: Vec::new(),

@@ -214,16 +214,23 @@ impl Engine {
     }
 
     /// Ends every session and listen stream: the server stops serving (it was removed or
-    /// replaced, or the process is stopping).
-    #[cfg(feature = "decoy-cli")]
+    /// replaced, its fixture dropped, or the process is stopping). Requests cut off from here
+    /// on are recorded as ended by the server.
     pub(crate) fn end(&self) {
+        self.stopping.store(true, Ordering::Release);
         self.sessions.clear();
         self.listeners.close();
+    }
+
+    /// Whether [`end`](Self::end) ran.
+    pub(crate) fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::Acquire)
     }
 
     /// Forgets what a restart forgets: fault counters, session ages and OAuth state; listen
     /// streams are accepted again.
     pub(crate) fn reset_for_restart(&self) {
+        self.stopping.store(false, Ordering::Release);
         self.faults.reset();
         self.tasks.clear();
         self.expiry.reset();

@@ -155,6 +155,9 @@ pub(crate) struct Engine {
     serves_tasks: AtomicBool,
     /// The tasks, live and finished.
     tasks: Tasks,
+    /// Set once the server stops serving: a request it drops from then on was ended by the
+    /// server, not by its client.
+    stopping: AtomicBool,
     /// The byte budgets of retained events and finished tasks, shared with the process's
     /// other servers.
     pools: Pools,
@@ -316,6 +319,7 @@ impl Engine {
             serves_resources: AtomicBool::new(serves_resources),
             serves_prompts: AtomicBool::new(serves_prompts),
             serves_tasks: AtomicBool::new(serves_tasks),
+            stopping: AtomicBool::new(false),
             tasks: Tasks::new(limits.max_tasks, pools.tasks.clone()),
             pools,
             validators: Mutex::default(),

@@ -149,6 +149,33 @@ impl TrafficLog {
         self.changed.notify();
     }
 
+    /// Changes the newest of server `source`'s last `lookback` records that `matches`, if
+    /// any; returns whether one matched.
+    pub(crate) fn update_newest(
+        &self,
+        source: u64,
+        lookback: usize,
+        matches: impl Fn(&Entry) -> bool,
+        change: impl FnOnce(&mut Entry),
+    ) -> bool {
+        let id = {
+            let ring = self.ring();
+            ring.records
+                .iter()
+                .rev()
+                .take(lookback)
+                .find(|r| r.source == source && matches(&r.entry))
+                .map(|r| r.id)
+        };
+        match id {
+            Some(id) => {
+                self.update(id, change);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The method and path of the `http` record `id`, for naming the stream it opened.
     pub(crate) fn request_line(&self, id: u64) -> Option<(String, String)> {
         let ring = self.ring();
@@ -345,7 +372,7 @@ mod tests {
             message: json!({}).into(),
             response: None,
             duration_ms: None,
-            cancelled: false,
+            end: None,
             fault: None,
             response_index: None,
             argument_errors: Vec::new(),

@@ -6,7 +6,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::record::{Direction, Entry, HttpExchange, HttpKind, Record, RpcKind, RpcMessage};
+use super::record::{
+    Direction, Entry, HttpExchange, HttpKind, Record, RequestEnd, RpcKind, RpcMessage,
+};
 use super::transcript::Transcript;
 
 /// A point-in-time copy of a server's captured traffic, oldest record first.
@@ -128,6 +130,13 @@ impl Log {
     /// stay the same across runs.
     pub fn transcript(&self) -> Transcript {
         Transcript::of(&self.records)
+    }
+
+    /// The JSON-RPC messages of the [`transcript`](Self::transcript) alone, each request
+    /// with its answer, without the HTTP exchanges that carried them; see
+    /// [`Conversation`](super::Conversation).
+    pub fn conversation(&self) -> super::Conversation {
+        super::Conversation::of(&self.transcript())
     }
 }
 
@@ -281,6 +290,65 @@ impl<'a> McpQuery<'a> {
     /// Requests a fault fired for (their [`RpcMessage::fault`] is set).
     pub fn faulted(self) -> Self {
         self.keep(|m| m.fault.is_some())
+    }
+
+    /// Requests that ended this way ([`RpcMessage::end`]); see the shorthands below.
+    ///
+    /// # Example
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use mcp_decoy::MockMcpServer;
+    /// use mcp_decoy::log::RequestEnd;
+    /// use std::time::Duration;
+    ///
+    /// let server = MockMcpServer::builder().start().await;
+    /// // After the client under test timed out a call: it cancelled it, and did not only
+    /// // hang up. This waits for the `notifications/cancelled` that says so, if it is coming.
+    /// let cancelled = server
+    ///     .wait_for(
+    ///         |log| log.mcp().method("tools/call").ended(RequestEnd::CancelledByClient).count() == 1,
+    ///         Duration::from_millis(20),
+    ///     )
+    ///     .await;
+    /// # assert!(cancelled.is_err());
+    /// # }
+    /// ```
+    pub fn ended(self, end: RequestEnd) -> Self {
+        self.keep(|m| m.end == Some(end))
+    }
+
+    /// Requests the server answered ([`RequestEnd::Answered`]).
+    pub fn answered(self) -> Self {
+        self.ended(RequestEnd::Answered)
+    }
+
+    /// Requests the client cancelled ([`RequestEnd::CancelledByClient`]): a legacy
+    /// `notifications/cancelled` for them, recorded before this end is, or a 2026-07-28
+    /// stream closed before the answer.
+    pub fn cancelled_by_client(self) -> Self {
+        self.ended(RequestEnd::CancelledByClient)
+    }
+
+    /// Legacy requests whose connection closed before the answer, with no
+    /// `notifications/cancelled` ([`RequestEnd::ConnectionClosed`]).
+    pub fn connection_closed(self) -> Self {
+        self.ended(RequestEnd::ConnectionClosed)
+    }
+
+    /// Requests the server ended without an answer: a fault withheld it, the session
+    /// ended or the server stopped ([`RequestEnd::EndedByServer`]).
+    pub fn ended_by_server(self) -> Self {
+        self.ended(RequestEnd::EndedByServer)
+    }
+
+    /// The client's requests still waiting for their end.
+    pub fn pending(self) -> Self {
+        self.keep(|m| {
+            m.kind == RpcKind::Request
+                && m.direction == Direction::ClientToServer
+                && m.end.is_none()
+        })
     }
 
     /// Panics, listing the matches, unless exactly `expected` messages match.
@@ -447,7 +515,10 @@ fn summary(m: &RpcMessage) -> String {
             (Some(r), _) if r.get("isError") == Some(&Value::Bool(true)) => "isError".to_string(),
             (Some(_), _) => "ok".into(),
             (None, Some(e)) => format!("error {}", e.get("code").unwrap_or(&Value::Null)),
-            (None, None) => "no response".into(),
+            (None, None) => match m.end {
+                Some(end) => format!("no response: {end}"),
+                None => "pending".into(),
+            },
         };
         let _ = write!(text, " -> {outcome}");
         // Which of the tool's responses answered, and what misbehaved, so a failed
@@ -507,7 +578,7 @@ mod tests {
         assert!(lines[0].contains("... (1011 bytes)"), "{}", lines[0]);
         assert_eq!(
             lines[1],
-            r#"  #2 request tools/call echo {"n":2} -> no response"#
+            r#"  #2 request tools/call echo {"n":2} -> pending"#
         );
         assert_eq!(
             lines[MAX_DESCRIBED],

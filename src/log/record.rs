@@ -201,6 +201,64 @@ pub enum RpcKind {
     Invalid,
 }
 
+/// How a request ended ([`RpcMessage::end`]), in the words of the MCP specification's
+/// cancellation rules (`basic/utilities/cancellation`, 2025-11-25; `basic/patterns/cancellation`,
+/// 2026-07-28).
+///
+/// # Example
+/// ```
+/// use mcp_decoy::log::RequestEnd;
+///
+/// // How the capture and a transcript write it:
+/// assert_eq!(serde_json::to_value(RequestEnd::ConnectionClosed).unwrap(), "connection_closed");
+/// assert!(!RequestEnd::ConnectionClosed.is_cancellation());
+/// assert!(RequestEnd::CancelledByClient.is_cancellation());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RequestEnd {
+    /// The server sent a response (a result or a JSON-RPC error); it is in
+    /// [`RpcMessage::response`].
+    Answered,
+    /// The client cancelled it: a legacy `notifications/cancelled` naming its id (recorded
+    /// before this end is set), or, in 2026-07-28, closing the request's stream before the
+    /// answer, which is how that revision cancels.
+    CancelledByClient,
+    /// A legacy request whose connection closed before the answer, with no
+    /// `notifications/cancelled`: the client hung up, which the 2025 revisions do not count
+    /// as a cancellation. A `notifications/cancelled` that names it later turns it into
+    /// [`CancelledByClient`](Self::CancelledByClient).
+    ConnectionClosed,
+    /// The server ended it without an answer the client could read: a fault withheld the
+    /// response, its session expired or ended, or the server stopped.
+    EndedByServer,
+}
+
+impl RequestEnd {
+    /// `answered`, `cancelled_by_client`, `connection_closed` or `ended_by_server`, as the
+    /// capture writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestEnd::Answered => "answered",
+            RequestEnd::CancelledByClient => "cancelled_by_client",
+            RequestEnd::ConnectionClosed => "connection_closed",
+            RequestEnd::EndedByServer => "ended_by_server",
+        }
+    }
+
+    /// Whether the client cancelled the request ([`CancelledByClient`](Self::CancelledByClient)).
+    pub fn is_cancellation(self) -> bool {
+        self == RequestEnd::CancelledByClient
+    }
+}
+
+impl std::fmt::Display for RequestEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Who sent the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -288,12 +346,13 @@ pub struct RpcMessage {
     /// The response to a request; `None` while it is pending or when none was sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response: Option<Json>,
-    /// Milliseconds from request to response (or to cancellation).
+    /// Milliseconds from request to its end (a response, or why none was sent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,
-    /// The client cancelled the request (`notifications/cancelled`); no response was sent.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub cancelled: bool,
+    /// How a request ended: [`RequestEnd::Answered`], or why no response reached the client.
+    /// `None` while it is pending, and for notifications and responses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<RequestEnd>,
     /// The faults that fired for this request, as short stable labels joined by `, `
     /// (`delay 120 ms, http 503`, `expire_session`, ...); see `Fault::label`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -10,8 +10,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::headers::Headers;
+use super::mask::MASK;
 use super::order::canonical;
-use super::record::{Entry, HttpKind, Record, RpcKind, SESSION_HEADER, Transport};
+use super::record::{Entry, HttpKind, Record, RequestEnd, RpcKind, SESSION_HEADER, Transport};
 
 /// The headers a transcript keeps; the others (date, user agent, content length, host with
 /// its ephemeral port) vary between runs without telling the client's story.
@@ -126,6 +127,10 @@ pub enum TranscriptEntry {
         /// The response, for requests.
         #[serde(skip_serializing_if = "Option::is_none")]
         response: Option<Value>,
+        /// Why a request got no response (see `RpcMessage::end`); left out when it was
+        /// answered, which `response` shows, and while it is pending.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        end: Option<RequestEnd>,
         /// The faults that fired for the request (see `RpcMessage::fault`).
         #[serde(skip_serializing_if = "Option::is_none")]
         fault: Option<String>,
@@ -183,6 +188,7 @@ impl Transcript {
                     carried_by: m.carried_by.and_then(|id| positions.get(&id).copied()),
                     message: scrub.value(&m.message),
                     response: m.response.as_ref().map(|r| scrub.value(r)),
+                    end: m.end.filter(|end| *end != RequestEnd::Answered),
                     fault: m.fault.clone(),
                     response_index: m.response_index,
                     argument_errors: m.argument_errors.clone(),
@@ -238,25 +244,135 @@ impl Sessions {
 /// Members of OAuth documents that hold the time of the run (RFC 7591 section 3.2.1).
 const TIME_MEMBERS: &[&str] = &["client_id_issued_at", "client_secret_expires_at"];
 
+/// Parameters whose values a client or SDK draws at random on every run (OAuth `state`,
+/// PKCE, nonces, a DPoP key's thumbprint, a client assertion with its `jti`, pushed
+/// request ids, codes where a capture left them unmasked): a transcript names each value
+/// `[NAME-N]`, the same value the same placeholder wherever it appears.
+const RANDOM_PARAMS: &[&str] = &[
+    "state",
+    "nonce",
+    "code_challenge",
+    "code_verifier",
+    "code",
+    "jti",
+    "dpop_jkt",
+    "client_assertion",
+    "request_uri",
+    "request_id",
+];
+
+/// Values shorter than this are left alone: a random value is never this short, and a
+/// short one (`1`, `abc`) would be replaced inside unrelated text.
+const MIN_RANDOM_LEN: usize = 8;
+
 /// What else varies between runs of the same story: the listener's port inside URLs (in
-/// bodies, headers and query strings, plain or percent-encoded) and the client ids that
-/// Dynamic Client Registration generates, replaced by `[client-N]` in order of appearance.
+/// bodies, headers and query strings, plain or percent-encoded), the client ids that
+/// Dynamic Client Registration generates, replaced by `[client-N]` in order of appearance,
+/// and the random values of [`RANDOM_PARAMS`] (in query strings, `Location` headers, form
+/// bodies and JSON members alike).
 struct Scrub {
     replacements: Vec<(String, String)>,
+}
+
+/// Adds a replacement unless its value already has one.
+fn push(replacements: &mut Vec<(String, String)>, from: String, to: String) {
+    if !from.is_empty() && !replacements.iter().any(|(f, _)| *f == from) {
+        replacements.push((from, to));
+    }
+}
+
+/// The placeholder of a random value of parameter `name`: the one it already has, or the
+/// next `[NAME-N]`.
+fn random_label(replacements: &[(String, String)], name: &str, value: &str) -> String {
+    if let Some((_, to)) = replacements.iter().find(|(from, _)| from == value) {
+        return to.clone();
+    }
+    let prefix = format!("[{name}-");
+    let taken = replacements
+        .iter()
+        .filter(|(_, to)| to.starts_with(&prefix))
+        .map(|(_, to)| to)
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    format!("{prefix}{}]", taken + 1)
+}
+
+/// Registers the random values of a query string or form body (`a=1&state=xyz`), both
+/// decoded and as written (percent-encoded).
+fn random_in_form(replacements: &mut Vec<(String, String)>, text: &str) {
+    for pair in text.split('&') {
+        let Some((name, value)) = form_urlencoded::parse(pair.as_bytes()).next() else {
+            continue;
+        };
+        if !is_random(&name, &value) {
+            continue;
+        }
+        let label = random_label(replacements, &name, &value);
+        push(replacements, value.into_owned(), label.clone());
+        if let Some((_, written)) = pair.split_once('=') {
+            push(replacements, written.to_string(), label);
+        }
+    }
+}
+
+/// Registers `value` when parameter `name` is one whose values are random.
+fn random_value(replacements: &mut Vec<(String, String)>, name: &str, value: &str) {
+    if is_random(name, value) {
+        let label = random_label(replacements, name, value);
+        push(replacements, value.to_string(), label);
+    }
+}
+
+fn is_random(name: &str, value: &str) -> bool {
+    RANDOM_PARAMS.contains(&name) && value.len() >= MIN_RANDOM_LEN && !value.contains(MASK)
+}
+
+/// Registers the random values of JSON members named in [`RANDOM_PARAMS`], at any depth.
+fn random_in_json(replacements: &mut Vec<(String, String)>, value: &Value) {
+    match value {
+        Value::Object(map) => {
+            for (name, member) in map {
+                match member {
+                    Value::String(text) => random_value(replacements, name, text),
+                    other => random_in_json(replacements, other),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| random_in_json(replacements, v)),
+        _ => {}
+    }
+}
+
+/// A body as the capture keeps it: a form body is a JSON string, a JSON body its value.
+fn random_in_body(replacements: &mut Vec<(String, String)>, body: &Value) {
+    match body {
+        Value::String(text) if text.contains('=') => random_in_form(replacements, text),
+        other => random_in_json(replacements, other),
+    }
 }
 
 impl Scrub {
     fn of(records: &[&Record]) -> Scrub {
         let mut replacements: Vec<(String, String)> = Vec::new();
-        let push = |replacements: &mut Vec<(String, String)>, from: String, to: String| {
-            if !from.is_empty() && !replacements.iter().any(|(f, _)| *f == from) {
-                replacements.push((from, to));
-            }
-        };
         for record in records {
             let Entry::Http(h) = &record.entry else {
                 continue;
             };
+            if let Some(query) = &h.query {
+                random_in_form(&mut replacements, query);
+            }
+            for (name, value) in &h.response_headers {
+                if name == "location"
+                    && let Some((_, after)) = value.split_once(['?', '#'])
+                {
+                    after
+                        .split(['?', '#'])
+                        .for_each(|part| random_in_form(&mut replacements, part));
+                }
+            }
+            for body in [&h.request_body, &h.response_body].into_iter().flatten() {
+                random_in_body(&mut replacements, body);
+            }
             for (name, value) in &h.request_headers {
                 if name != "host" {
                     continue;

@@ -8,7 +8,7 @@ use crate::common;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use mcp_decoy::log::Transport;
+use mcp_decoy::log::{RequestEnd, Transport};
 use mcp_decoy::spec::AskMethod;
 use mcp_decoy::{Fault, FaultRule, MockMcpServer, Tool};
 use rmcp::transport::TokioChildProcess;
@@ -347,7 +347,13 @@ async fn closing_stdin_ends_the_process_at_once_and_cancels_a_running_call() {
     until("the session ends", || server.sessions().is_empty()).await;
     let log = server.log();
     let calls = log.mcp().method("tools/call").records();
-    assert!(calls[0].1.cancelled, "{:?}", calls[0].1);
+    // The client hung up; it did not cancel the call (no `notifications/cancelled`).
+    assert_eq!(
+        calls[0].1.end,
+        Some(RequestEnd::ConnectionClosed),
+        "{:?}",
+        calls[0].1
+    );
 }
 
 #[tokio::test]
@@ -892,7 +898,7 @@ async fn notifications_cancelled_stops_a_running_call_and_the_next_one_is_served
     let log = server.log();
     let calls = log.mcp().method("tools/call").records();
     assert!(
-        calls[0].1.cancelled && calls[0].1.response.is_none(),
+        calls[0].1.end == Some(RequestEnd::CancelledByClient) && calls[0].1.response.is_none(),
         "{:?}",
         calls[0].1
     );

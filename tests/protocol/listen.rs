@@ -532,7 +532,8 @@ async fn closing_the_stream_ends_the_subscription_and_frees_its_place() {
             |log| {
                 log.mcp()
                     .method("subscriptions/listen")
-                    .filter(|m| m.rpc_id() == Some(&json!("first")) && m.cancelled)
+                    .cancelled_by_client()
+                    .filter(|m| m.rpc_id() == Some(&json!("first")))
                     .count()
                     == 1
             },

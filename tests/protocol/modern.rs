@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use futures::StreamExt;
-use mcp_decoy::log::{Direction, Entry, Era, RpcMessage};
+use mcp_decoy::log::{Direction, Entry, Era, RequestEnd, RpcMessage};
 use mcp_decoy::spec::{AskMethod, LogLevel};
 use mcp_decoy::{MockMcpServer, Prompt, ProtocolVersion, Tool, presets};
 use reqwest::StatusCode;
@@ -1223,7 +1223,7 @@ async fn closing_a_modern_stream_cancels_the_call() {
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
         let record = record_of(&server, &json!(31));
-        if record.cancelled {
+        if record.end == Some(RequestEnd::CancelledByClient) {
             assert!(record.response.is_none(), "no response after cancellation");
             break;
         }
@@ -1331,7 +1331,7 @@ async fn dropping_the_connection_of_a_json_answer_cancels_the_call() {
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
         let record = record_of(&server, &json!(51));
-        if record.cancelled {
+        if record.end == Some(RequestEnd::CancelledByClient) {
             assert!(record.response.is_none(), "{record:?}");
             break;
         }

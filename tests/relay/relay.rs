@@ -8,7 +8,7 @@ use crate::common;
 
 use common::upstream::{Mode, failure_of, rmcp_upstream};
 use common::{Answers, Heard, call, connect_answering};
-use mcp_decoy::log::{Direction, Era, FailureCause};
+use mcp_decoy::log::{Direction, Era, FailureCause, RequestEnd};
 use mcp_decoy::{Fault, FaultRule, MockMcpServer, Tool};
 use rmcp::model::{NumberOrString, ProgressToken, RequestMetaObject};
 use serde_json::json;
@@ -336,7 +336,8 @@ async fn an_upstream_that_refuses_the_connection_is_a_502_naming_it() {
         .last()
         .cloned()
         .expect("recorded");
-    assert!(initialize.response.is_none() && !initialize.cancelled);
+    assert!(initialize.response.is_none(), "{initialize:?}");
+    assert_eq!(initialize.end, Some(RequestEnd::EndedByServer));
 }
 
 #[tokio::test]

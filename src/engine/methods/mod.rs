@@ -115,15 +115,20 @@ pub(crate) fn method_not_found(method: &str) -> RpcError {
     )
 }
 
-/// Handles a notification of a session.
-pub(crate) fn notification(session: &Session, method: &str, params: &Value) {
+/// Handles a notification of a session. For a `notifications/cancelled` naming a request
+/// that is no longer being handled (its connection may have closed first), gives its id.
+pub(crate) fn notification<'p>(
+    session: &Session,
+    method: &str,
+    params: &'p Value,
+) -> Option<&'p Value> {
     match method {
         "notifications/initialized" => session.mark_initialized(),
         "notifications/cancelled" => {
-            if let Some(id) = params.get("requestId") {
-                session.cancel(id);
-            }
+            let id = params.get("requestId")?;
+            return (!session.cancel(id)).then_some(id);
         }
         _ => {}
     }
+    None
 }

@@ -13,11 +13,11 @@ use super::resolve::{Received, Target};
 use super::run::{Pending, View};
 use super::{Inbound, admit, invalid, record, refused};
 use crate::engine::Engine;
-use crate::engine::methods;
 use crate::engine::protocol::Status;
 use crate::engine::protocol::jsonrpc::{self, Incoming, RpcError, code};
 use crate::engine::protocol::message::Message;
 use crate::engine::protocol::method::{INITIALIZE, Method};
+use crate::engine::{capture, methods};
 use crate::spec::Fault;
 
 pub(crate) async fn answer(engine: &Arc<Engine>, inbound: &Inbound, batch: Vec<Value>) -> Outcome {
@@ -119,7 +119,9 @@ pub(crate) async fn answer(engine: &Arc<Engine>, inbound: &Inbound, batch: Vec<V
             }
             Incoming::Notification { method, params } => {
                 record.done();
-                methods::notification(&session, &method, &params);
+                if let Some(id) = methods::notification(&session, &method, &params) {
+                    capture::cancelled_after_hang_up(engine, &session.id, id);
+                }
             }
             Incoming::Response { id } => {
                 record.done();

@@ -11,11 +11,11 @@ use super::resolve::{Received, Target};
 use super::run;
 use super::{Inbound, admit, initialize, invalid, record};
 use crate::engine::Engine;
-use crate::engine::methods;
 use crate::engine::protocol::Status;
 use crate::engine::protocol::jsonrpc::{self, Incoming};
 use crate::engine::protocol::message::Message;
 use crate::engine::protocol::method::{INITIALIZE, Method};
+use crate::engine::{capture, methods};
 
 pub(crate) async fn message(
     engine: &Arc<Engine>,
@@ -61,7 +61,9 @@ pub(crate) async fn message(
         }
         Incoming::Notification { method, params } => {
             record.done();
-            methods::notification(&session, &method, &params);
+            if let Some(id) = methods::notification(&session, &method, &params) {
+                capture::cancelled_after_hang_up(engine, &session.id, id);
+            }
             Outcome::Accepted
         }
         Incoming::Response { id } => {

@@ -244,7 +244,7 @@ mod tests {
         };
         assert_eq!(record.method.as_deref(), Some("tools/call"));
         assert_eq!(record.response.as_deref(), Some(&answer));
-        assert!(!record.cancelled);
+        assert_eq!(record.end, Some(crate::log::RequestEnd::Answered));
     }
 
     #[tokio::test]

@@ -1,6 +1,6 @@
 //! The run stage: a planned request is answered early by its fault (an HTTP status, the
-//! session's end), or run: the plan's delay, then its handler, until it answers or the
-//! client cancels it (`notifications/cancelled`, or closing a 2026-07-28 stream). Its
+//! session's end), or run: the plan's delay, then its handler, until it answers or is
+//! stopped (`notifications/cancelled`, closing a 2026-07-28 stream, the session's end). Its
 //! outcome is a JSON answer or a stream of the session that the handler writes to from its
 //! own task.
 
@@ -143,10 +143,11 @@ impl Pending {
         }
     }
 
-    /// Runs the handler until it answers or the client cancels the request; `None` when
-    /// cancelled, and then nothing is sent (basic/utilities/cancellation page: receivers
-    /// "SHOULD NOT send a response"). Dropped before either, the recorder marks the request
-    /// cancelled: in 2026-07-28 a closed connection is how a client cancels.
+    /// Runs the handler until it answers or the request is stopped (the client cancelled
+    /// it, its session ended); `None` when stopped, and then nothing is sent
+    /// (basic/utilities/cancellation page: receivers "SHOULD NOT send a response"). Dropped
+    /// before either, the recorder ends the request as its era reads a closed connection:
+    /// in 2026-07-28 that is how a client cancels, in a legacy session it is a hang-up.
     pub(crate) async fn run(self, view: View) -> Option<Value> {
         self.answer(view).await.map(Answer::into_value)
     }
@@ -208,12 +209,15 @@ impl Pending {
             }
         };
         let outcome = tokio::select! {
-            outcome = work => Some(outcome),
-            () = cancelled.cancelled() => None,
+            outcome = work => Ok(outcome),
+            why = cancelled.fired() => Err(why),
         };
-        let Some(outcome) = outcome else {
-            record.cancelled();
-            return None;
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(why) => {
+                record.ended(why);
+                return None;
+            }
         };
         let outcome = match outcome {
             Ok(result) if session.version.is_modern() => {

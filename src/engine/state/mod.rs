@@ -7,6 +7,7 @@
 //! State only: each type guards its own data and knows nothing of transports, the
 //! pipeline or the methods that read it.
 
+pub(crate) mod cancel;
 pub(crate) mod catalog;
 pub(crate) mod clock;
 pub(crate) mod expiry;

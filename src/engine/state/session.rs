@@ -14,12 +14,12 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{oneshot, watch};
-use tokio_util::sync::CancellationToken;
 
+use super::cancel::Cancel;
 use super::pool::{GiveUp, Holder, Key, Pool};
 use super::sent::Sent;
 use super::stream::{Attach, Poll, STANDALONE, Streams};
-use crate::log::Transport;
+use crate::log::{RequestEnd, Transport};
 use crate::signal::Signal;
 use crate::spec::{LogLevel, ProtocolVersion};
 
@@ -77,7 +77,7 @@ struct State {
     ended: bool,
     streams: Streams,
     /// Requests being handled, by JSON id, so `notifications/cancelled` can stop them.
-    in_flight: HashMap<String, CancellationToken>,
+    in_flight: HashMap<String, Cancel>,
     /// Server-to-client requests awaiting the client's response, by JSON id.
     replies: HashMap<String, oneshot::Sender<Value>>,
     next_request: u64,
@@ -168,10 +168,12 @@ impl Session {
     }
 
     /// Registers a request being handled; `notifications/cancelled` for its id cancels it.
-    pub(crate) fn begin_request(&self, id: &Value) -> CancellationToken {
-        let token = CancellationToken::new();
-        self.state().in_flight.insert(id.to_string(), token.clone());
-        token
+    pub(crate) fn begin_request(&self, id: &Value) -> Cancel {
+        let cancel = Cancel::default();
+        self.state()
+            .in_flight
+            .insert(id.to_string(), cancel.clone());
+        cancel
     }
 
     pub(crate) fn end_request(&self, id: &Value) {
@@ -180,15 +182,18 @@ impl Session {
 
     /// Cancels every request being handled (a 2026-07-28 client closed its stream).
     pub(crate) fn cancel_all(&self) {
-        for (_, token) in self.state().in_flight.drain() {
-            token.cancel();
+        for (_, cancel) in self.state().in_flight.drain() {
+            cancel.fire(RequestEnd::CancelledByClient);
         }
     }
 
-    pub(crate) fn cancel(&self, id: &Value) {
-        if let Some(token) = self.state().in_flight.remove(&id.to_string()) {
-            token.cancel();
-        }
+    /// The client cancelled request `id` (`notifications/cancelled`); whether it was still
+    /// being handled.
+    pub(crate) fn cancel(&self, id: &Value) -> bool {
+        let cancel = self.state().in_flight.remove(&id.to_string());
+        cancel
+            .inspect(|c| c.fire(RequestEnd::CancelledByClient))
+            .is_some()
     }
 
     /// A fresh id for a server-to-client request and the receiver of its response.
@@ -268,8 +273,8 @@ impl Session {
             let mut state = self.state();
             state.ended = true;
             state.streams.close_all();
-            for (_, token) in state.in_flight.drain() {
-                token.cancel();
+            for (_, cancel) in state.in_flight.drain() {
+                cancel.fire(RequestEnd::EndedByServer);
             }
             state.replies.clear();
         }

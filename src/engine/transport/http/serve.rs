@@ -81,8 +81,7 @@ pub(crate) fn spawn(
             // Ending the sessions wakes their streams; listen streams end with their listen
             // response (2026-07-28 subscriptions, "Graceful Closure") and their connections
             // get a moment to write it.
-            engine.sessions.clear();
-            engine.listeners.close();
+            engine.end();
             engine
                 .listeners
                 .drained(std::time::Duration::from_millis(500))

@@ -4,7 +4,7 @@
 // carried; an `http` entry copies as a curl command, its secrets masked unless asked.
 
 import { copy, copyButton, h, when } from './dom.js';
-import { header } from './log-format.js';
+import { endWords, header } from './log-format.js';
 
 /** Headers and form fields (OAuth's token and revocation requests) whose values a curl
  * command masks by default. JSON-RPC bodies carry none of OAuth's secrets, and a tool's own
@@ -72,7 +72,7 @@ function mcpDetails(r, link) {
       r.protocolVersion ? ['Protocol', `${r.protocolVersion}${r.era ? ` (${r.era})` : ''}`] : null,
       ['Transport', r.transport],
       r.durationMs !== undefined ? ['Duration', `${r.durationMs.toFixed(1)} ms`] : null,
-      r.cancelled ? ['Cancelled', 'the client cancelled it; no response was sent'] : null,
+      r.end && r.end !== 'answered' ? ['Ended', `${endWords(r.end)}; no response was sent`] : null,
       r.fault ? ['Faults', r.fault] : null,
       r.responseIndex !== undefined ? ['Answered by', `responses[${r.responseIndex}]`] : null,
       r.carriedBy !== undefined

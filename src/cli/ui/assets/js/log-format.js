@@ -40,13 +40,18 @@ function httpSummary(r) {
   return parts.join(' · ');
 }
 
+/** How a request that got no response ended, in words (`RequestEnd` in the capture). */
+export function endWords(end) {
+  return { cancelled_by_client: 'cancelled by the client', connection_closed: 'connection closed', ended_by_server: 'ended by the server' }[end] ?? end;
+}
+
 function mcpRow(r) {
   const response = r.response;
   let status = '';
   let tone = 'neutral';
   let pending = false;
   if (r.kind === 'request') {
-    if (r.cancelled) [status, tone] = ['cancelled', 'bad'];
+    if (r.end && r.end !== 'answered') [status, tone] = [endWords(r.end), 'bad'];
     else if (!response) [status, tone, pending] = ['pending', 'pending', true];
     else if (response.error) [status, tone] = ['error', 'bad'];
     else if (response.result?.isError) [status, tone] = ['isError', 'bad'];

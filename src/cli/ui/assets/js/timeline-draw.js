@@ -184,7 +184,7 @@ export class TimelineView {
     }
     const x1 = row.from === 'client' ? client : server;
     const x2 = row.to === 'client' ? client : server;
-    if (row.kind === 'cancelled') {
+    if (row.kind === 'ended') {
       // Nothing came back: a cross where the answer would start.
       const x = row.from === 'client' ? server - 14 : client + 14;
       picture.append(svg('path', { d: `M${x - 5} ${y - 5} L${x + 5} ${y + 5} M${x + 5} ${y - 5} L${x - 5} ${y + 5}`, class: 'tl-line' }),

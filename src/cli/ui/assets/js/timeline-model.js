@@ -4,7 +4,7 @@
 // notification, a server-to-client request and the client's answer), an HTTP exchange that
 // carried messages, the end of an event stream, or a gap in time.
 
-import { header } from './log-format.js';
+import { endWords, header } from './log-format.js';
 
 /** A pause this long between two rows shows as a gap row. */
 export const GAP_MS = 1000;
@@ -30,7 +30,7 @@ export function summarize(r) {
     direction: r.direction, method: r.method ?? null, name: r.name ?? null,
     rpcId: r.message && typeof r.message === 'object' && 'id' in r.message ? r.message.id : null,
     carriedBy: r.carriedBy ?? null, duration: r.durationMs ?? null,
-    answered: r.response !== undefined, error, cancelled: Boolean(r.cancelled), fault: r.fault ?? null,
+    answered: r.response !== undefined, error, ended: r.end && r.end !== 'answered' ? r.end : null, fault: r.fault ?? null,
     client: r.method === 'initialize' ? r.message?.params?.clientInfo ?? null : null,
   };
 }
@@ -38,7 +38,7 @@ export function summarize(r) {
 /** Whether the summary is still waiting for a change (a response, a status). */
 export function pending(item) {
   if (item.layer === 'http') return item.kind === 'exchange' && item.status === null && !item.unanswered;
-  return item.kind === 'request' && !item.answered && !item.cancelled;
+  return item.kind === 'request' && !item.answered && !item.ended;
 }
 
 /** The session of an item; a stream's end belongs to the exchange that opened it. */
@@ -87,7 +87,7 @@ export function rows(items, id, { http = true } = {}) {
     }
     const first = messageRow(item);
     out.push(first);
-    if (item.kind === 'request' && (item.answered || item.cancelled)) out.push(answerRow(item, first));
+    if (item.kind === 'request' && (item.answered || item.ended)) out.push(answerRow(item, first));
   }
   out.sort((a, b) => a.t - b.t || a.id - b.id || a.order - b.order);
   relisted(out);
@@ -129,10 +129,10 @@ function messageRow(item) {
 
 function answerRow(item, request) {
   const t = item.at + (item.duration ?? 0);
-  if (item.cancelled) {
+  if (item.ended) {
     return {
-      id: item.id, t, order: 2, kind: 'cancelled', from: request.from, to: request.from, method: item.method, tone: 'bad',
-      label: `${item.method} cancelled`, note: item.duration === null ? '' : `after ${ms(item.duration)}`, fault: item.fault,
+      id: item.id, t, order: 2, kind: 'ended', from: request.from, to: request.from, method: item.method, tone: 'bad',
+      label: `${item.method} ${endWords(item.ended)}`, note: item.duration === null ? '' : `after ${ms(item.duration)}`, fault: item.fault,
     };
   }
   return {

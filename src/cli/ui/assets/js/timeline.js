@@ -54,7 +54,7 @@ export function mountTimeline(root, route) {
     banner, limit, view.el,
     h('div', { class: 'tl-legend', 'aria-label': 'Legend' },
       key('request', 'request'), key('response', 'response'), key('notification', 'notification'), key('muted', 'HTTP exchange or stream end'),
-      key('fault', '⚡ fault fired'), key('bad', 'error, invalid, cancelled, HTTP 4xx/5xx'), key('warn', 'list_changed the client never answered'),
+      key('fault', '⚡ fault fired'), key('bad', 'error, invalid, ended unanswered, HTTP 4xx/5xx'), key('warn', 'list_changed the client never answered'),
       h('span', { class: 'hint' }, 'Click an arrow to open its log entry.'))));
 
   picker.addEventListener('change', () => {
@@ -200,7 +200,7 @@ export function mountTimeline(root, route) {
     fillPicker(list);
     const session = list.find((s) => s.id === chosen);
     const shown = chosen === null ? [] : rows(items, chosen, { http: httpToggle.checked });
-    const messages = shown.filter((r) => ['request', 'response', 'notification', 'invalid', 'cancelled'].includes(r.kind)).length;
+    const messages = shown.filter((r) => ['request', 'response', 'notification', 'invalid', 'ended'].includes(r.kind)).length;
     const exchanges = shown.filter((r) => r.kind === 'http').length;
     setText(count, `${plural(messages, 'message', 'messages')}${httpToggle.checked ? `, ${plural(exchanges, 'HTTP exchange', 'HTTP exchanges')}` : ''}`);
     count.dataset.count = String(messages);
