@@ -1,10 +1,10 @@
 //! `tools/call` of `echo` over the in-memory duplex (newline-delimited JSON-RPC, no socket),
-//! over a spawned stdio process (`stdio_command`: the `mcp-decoy` bridge between its pipes and
-//! the fixture; with `--features decoy-cli`), and over loopback HTTP, on one fixture in the
+//! over a spawned stdio process (`stdio_command`: the bridge the build script compiled, between
+//! its pipes and the fixture), and over loopback HTTP, on one fixture in the
 //! same run (issue 17's bench). Each uses one initialized 2025-11-25 session; `c16` keeps 16
 //! calls in flight (a line peer writes 16 lines, then reads 16 answers).
 //!
-//! `cargo bench --features decoy-cli --bench duplex`; debug: add `--profile dev`.
+//! `cargo bench --bench duplex`; debug: add `--profile dev`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -137,11 +137,8 @@ fn duplex_vs_http(c: &mut Criterion) {
         let (read, write) = tokio::io::split(server.connect_duplex());
         Peer::open(read, write).await
     }));
-    #[cfg(feature = "decoy-cli")]
     let (mut child, stdio) = rt.block_on(async {
-        let command = server
-            .stdio_command_with(env!("CARGO_BIN_EXE_mcp-decoy"))
-            .expect("a stdio command");
+        let command = server.stdio_command().expect("a stdio command");
         let mut child = tokio::process::Command::from(command)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -164,7 +161,6 @@ fn duplex_vs_http(c: &mut Criterion) {
     });
     assert_eq!(over_http["result"], over_duplex["result"]);
     assert_eq!(over_http["result"]["content"][0]["text"], "hello");
-    #[cfg(feature = "decoy-cli")]
     {
         let over_stdio: Value = rt.block_on(async {
             let mut stdio = stdio.lock().await;
@@ -189,7 +185,6 @@ fn duplex_vs_http(c: &mut Criterion) {
                 }
             })
         });
-        #[cfg(feature = "decoy-cli")]
         group.bench_with_input(BenchmarkId::new("stdio", &name), &concurrency, |b, &n| {
             b.to_async(&rt).iter_custom(|iters| {
                 let stdio = &stdio;
@@ -220,7 +215,6 @@ fn duplex_vs_http(c: &mut Criterion) {
         });
     }
     group.finish();
-    #[cfg(feature = "decoy-cli")]
     {
         drop(stdio);
         let _ = rt.block_on(child.wait());

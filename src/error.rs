@@ -126,11 +126,12 @@ pub enum Error {
         /// One line per JSON-RPC message captured by then.
         received: String,
     },
-    /// A stdio command needs the `mcp-decoy` binary, and it is not there.
+    /// `stdio_command` has no program to run: the bridge this build compiled is missing
+    /// (the build script said why), or `MCP_DECOY_BIN` names no file.
     BinaryNotFound {
-        /// Where it was looked for.
+        /// What is missing, and where it was looked for.
         reason: String,
-        /// The command that installs it.
+        /// What to do about it.
         install: &'static str,
     },
     /// A cassette (a file, or one inline in `servers.json`) is invalid.
@@ -200,10 +201,9 @@ impl std::fmt::Display for Error {
                 f,
                 "waited {waited:?} for the expected traffic; the server received:\n{received}"
             ),
-            Error::BinaryNotFound { reason, install } => write!(
-                f,
-                "the mcp-decoy binary was not found: {reason}. Install it with `{install}`, or set MCP_DECOY_BIN to its path"
-            ),
+            Error::BinaryNotFound { reason, install } => {
+                write!(f, "no program for stdio_command: {reason}; {install}")
+            }
             Error::Cassette {
                 path,
                 field,

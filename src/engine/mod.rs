@@ -78,7 +78,9 @@ pub(crate) use self::{
     schema::{Validator, compile as compile_schema},
     state::pool::Pools,
     template::{check as check_template, check_with as check_template_with},
-    transport::attach::{self, Attach, TOKEN_ENV as ATTACH_TOKEN_ENV, listen as listen_for_attach},
+    transport::attach::{
+        Attach, TOKEN_ENV as ATTACH_TOKEN_ENV, bridge, listen as listen_for_attach,
+    },
     transport::lines::out::{Out, Sink},
     transport::lines::serve as serve_lines,
     validate::{faults::check_spec as check_faults, items::server as check_items},

@@ -19,5 +19,4 @@ mod oauth;
 mod relay;
 mod responses;
 mod stdio;
-mod stdio_fixture;
 mod tasks;

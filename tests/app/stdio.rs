@@ -200,3 +200,35 @@ async fn servers_json_makes_a_stdio_server_that_ignores_eof() {
 
     assert!(ran_on, "the process exited on EOF");
 }
+
+// The app's `mcp-decoy stdio --attach` runs the bridge a fixture's `stdio_command` compiles
+// on its own: a fixture served through the app's binary works the same, stubborn server
+// included (the app's build ignores SIGTERM with its runtime's signal handling).
+#[tokio::test]
+async fn the_apps_binary_bridges_a_fixture_as_the_built_bridge_does() {
+    let server = mcp_decoy::MockMcpServer::builder()
+        .tool(mcp_decoy::Tool::echo())
+        .start()
+        .await;
+    let command = server
+        .stdio_command_with(BINARY)
+        .expect("the fixture opens its attach socket");
+    let transport = TokioChildProcess::new(tokio::process::Command::from(command))
+        .expect("rmcp spawns the app's binary");
+    let (client, _) = connect_over(transport, client_config(), "the app's stdio bridge").await;
+
+    assert_eq!(tool_names(&client).await, ["echo"]);
+    let said = call_ok(&client, "echo", json!({ "message": "through the app" })).await;
+    assert_eq!(text(&said), "through the app");
+    client.cancel().await.expect("the client closes");
+    let log = server.log();
+    assert_eq!(
+        log.mcp()
+            .method("tools/call")
+            .all()
+            .iter()
+            .map(|m| m.transport)
+            .collect::<Vec<_>>(),
+        [mcp_decoy::log::Transport::Stdio]
+    );
+}

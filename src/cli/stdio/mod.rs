@@ -2,8 +2,8 @@
 //! their servers (Claude Desktop, Cursor, VS Code, every SDK's stdio client).
 //!
 //! - `mcp-decoy stdio --attach ADDR` with the token in `MCP_DECOY_ATTACH_TOKEN`: the bridge
-//!   a test fixture's `stdio_command` runs (`bridge.rs`); the fixture serves, this process
-//!   only plays its output.
+//!   the app's build of the program a test fixture's `stdio_command` runs (the engine's
+//!   `attach/bridge.rs`); the fixture serves, this process only plays its output.
 //! - `mcp-decoy stdio NAME`: when an app runs with the config directory, the same bridge to
 //!   the app's server `NAME`, so the traffic shows in the app's logs, UI and log stream;
 //!   otherwise the server of `servers.json` served in this process (`local.rs`), its log in
@@ -11,7 +11,6 @@
 //!
 //! stdout carries JSON-RPC lines only; every message of this command goes to stderr.
 
-mod bridge;
 mod local;
 mod process;
 
@@ -21,6 +20,20 @@ use super::StdioArgs;
 use super::runtime_file;
 
 use crate::engine::ATTACH_TOKEN_ENV;
+use crate::engine::bridge::{self, Failed};
+
+/// Runs the bridge (blocking reads of stdin and the socket) off the async workers.
+async fn bridge(
+    addr: std::net::SocketAddr,
+    token: String,
+    server: Option<String>,
+) -> Result<i32, Failed> {
+    tokio::task::spawn_blocking(move || {
+        bridge::run(addr, &token, server.as_deref(), process::ignore_sigterm)
+    })
+    .await
+    .unwrap_or(Ok(1))
+}
 
 /// Runs the command and returns the process's exit status.
 pub async fn run(args: &StdioArgs, config_dir: &Path) -> i32 {
@@ -36,12 +49,10 @@ pub async fn run(args: &StdioArgs, config_dir: &Path) -> i32 {
             );
             return 2;
         };
-        return bridge::run(addr, &token, None)
-            .await
-            .unwrap_or_else(|error| {
-                eprintln!("mcp-decoy stdio: {error}");
-                1
-            });
+        return bridge(addr, token, None).await.unwrap_or_else(|error| {
+            eprintln!("mcp-decoy stdio: {error}");
+            1
+        });
     }
     let Some(name) = args.name.as_deref() else {
         eprintln!("mcp-decoy stdio: name the server to serve, e.g. `mcp-decoy stdio echo`");
@@ -51,9 +62,9 @@ pub async fn run(args: &StdioArgs, config_dir: &Path) -> i32 {
         && let Some(stdio) = app.stdio
     {
         match stdio.address.parse() {
-            Ok(addr) => match bridge::run(addr, &stdio.token, Some(name)).await {
+            Ok(addr) => match bridge(addr, stdio.token.clone(), Some(name.to_string())).await {
                 Ok(code) => return code,
-                Err(bridge::Failed::Refused(reason)) => {
+                Err(Failed::Refused(reason)) => {
                     eprintln!(
                         "mcp-decoy stdio: the app (pid {}) refused: {reason}",
                         app.pid

@@ -50,7 +50,8 @@ impl Sink for Process {
     }
 }
 
-/// Catches `SIGTERM` and does nothing with it, so only `SIGKILL` ends the process.
+/// Catches `SIGTERM` and does nothing with it, so only `SIGKILL` ends the process. Called
+/// on the app's runtime (or a blocking thread of it).
 pub(super) fn ignore_sigterm() {
     #[cfg(unix)]
     {

@@ -5,6 +5,14 @@
 //! stdin bytes go to the line adapter unchanged and the adapter's output comes back as
 //! frames. So the fixture's capture, expectations and faults apply to a real child process.
 
+#[cfg_attr(
+    not(feature = "decoy-cli"),
+    allow(
+        dead_code,
+        reason = "the library runs it as its own program, built by build.rs"
+    )
+)]
+pub(crate) mod bridge;
 pub(crate) mod frame;
 
 use std::collections::VecDeque;
@@ -22,10 +30,7 @@ use super::lines::{self, out::Out, out::Sink};
 use crate::engine::Engine;
 use crate::log::Transport;
 
-/// Where `mcp-decoy stdio --attach` reads the attach socket's token: the environment, since a
-/// command line shows in every local user's process list and the environment only to the
-/// process's owner.
-pub(crate) const TOKEN_ENV: &str = "MCP_DECOY_ATTACH_TOKEN";
+pub(crate) use bridge::TOKEN_ENV;
 
 /// Bridges served at once; past it a new one is refused with a message it prints. Only a
 /// bridge that named the token takes a place.
