@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# First debug test build of a dependent: mcp-decoy against wiremock (issue 12, item 6).
+# First debug test build of a dependent: mcp-decoy against wiremock (issue 12, item 6), and
+# the size of the test binary each links (issue 43, item 5).
 #
-# Creates two throw-away crates, each with one `#[tokio::test]` that starts a server:
+# Creates throw-away crates, each with one `#[tokio::test]`:
 #   decoy-dependent     dev-dependencies: mcp-decoy (path = this repo, default features) + tokio
 #   wiremock-dependent  dev-dependencies: wiremock 0.6 + tokio
+#   bare-dependent      tokio alone, a test that starts nothing: what a test binary is before
+#                       either mock is added, so "added" = its size minus this one's
 # and builds each with `cargo test --no-run` in its own empty target directory, the way a new
-# user's first `cargo test` runs. Downloads do not count: `cargo fetch` fills the shared
+# user's first `cargo test` runs, in the dev profile a new crate has (full debug info for every
+# crate; PROFILE_DEBUG=line-tables-only sets `[profile.dev] debug` in every crate to measure
+# that setting too). Downloads do not count: `cargo fetch` fills the shared
 # ~/.cargo registry first, and the timed build runs `--offline`. Each build is timed (wall,
 # and user+sys CPU, which load from other processes disturbs less) and its crates counted.
 #
@@ -40,7 +45,7 @@ decoy_line() { # path of an mcp-decoy checkout
     echo "$line }"
 }
 decoy_dep="$(decoy_line "$repo")"
-crates=(wiremock-dependent decoy-dependent)
+crates=(wiremock-dependent decoy-dependent bare-dependent)
 # What a `#[tokio::test]` needs; the same for both crates.
 tokio_dep='tokio = { version = "1", features = ["macros", "rt"] }'
 
@@ -59,6 +64,9 @@ publish = false
 $2
 $tokio_dep
 EOF
+    if [[ -n "${PROFILE_DEBUG:-}" ]]; then
+        printf '\n[profile.dev]\ndebug = "%s"\n' "$PROFILE_DEBUG" >>"$dir/Cargo.toml"
+    fi
     echo "// empty" >"$dir/src/lib.rs"
     printf '%s\n' "$3" >"$dir/tests/start.rs"
 }
@@ -89,6 +97,12 @@ async fn starts() {
     assert!(server.uri().starts_with("http://"));
 }'
 
+make_crate bare-dependent '' '
+#[tokio::test]
+async fn starts() {
+    assert!(tokio::time::Instant::now().elapsed().as_secs() < 60);
+}'
+
 locked() { flock "$lock" "$@"; }
 
 # Resolve and download outside the timed region.
@@ -103,7 +117,7 @@ count_crates() { # packages in the test build's graph (normal, build and dev edg
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-declare -A wall cpu units
+declare -A wall cpu units size
 build() { # name, run index
     local dir="$work/$1" out
     rm -rf "$dir/target"
@@ -120,6 +134,10 @@ build() { # name, run index
     wall[$1.$2]="$w"
     cpu[$1.$2]="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.1f", u + s }')"
     units[$1.$2]="$(grep -c '"reason":"compiler-artifact"' "$out" || true)"
+    # The test binary: the artifact of the `start` test target that has an executable.
+    local exe
+    exe="$(grep '"name":"start"' "$out" | grep -o '"executable":"[^"]*"' | head -1 | cut -d'"' -f4)"
+    size[$1.$2]="$(awk -v b="$(stat -c %s "$exe")" 'BEGIN { printf "%.1f", b / 1048576 }')"
     rm -f "$out" "$out.time" "$out.err"
 }
 
@@ -136,20 +154,28 @@ echo "decoy-dependent: $decoy_dep"
 if [[ -n "${BASE:-}" ]]; then echo "decoy-base-dependent: $base_dep"; fi
 echo "work dir: $work"
 echo
-printf '| %-20s | %3s | %8s | %11s | %6s | %5s |\n' crate run "wall (s)" "CPU u+s (s)" crates units
-printf '|%s|%s|%s|%s|%s|%s|\n' ---------------------- ----- ---------- ------------- -------- -------
+added() { awk -v a="${size[$1.$2]}" -v b="${size[bare-dependent.$2]}" 'BEGIN { printf "%.1f", a - b }'; }
+printf '| %-20s | %3s | %8s | %11s | %6s | %5s | %14s | %11s |\n' crate run "wall (s)" "CPU u+s (s)" crates units "test bin (MiB)" "added (MiB)"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' ---------------------- ----- ---------- ------------- -------- ------- ---------------- -------------
 for ((r = 1; r <= runs; r++)); do
     for name in "${crates[@]}"; do
-        printf '| %-20s | %3s | %8s | %11s | %6s | %5s |\n' "$name" "$r" "${wall[$name.$r]}" \
-            "${cpu[$name.$r]}" "${count[$name]}" "${units[$name.$r]}"
+        printf '| %-20s | %3s | %8s | %11s | %6s | %5s | %14s | %11s |\n' "$name" "$r" "${wall[$name.$r]}" \
+            "${cpu[$name.$r]}" "${count[$name]}" "${units[$name.$r]}" "${size[$name.$r]}" "$(added "$name" "$r")"
     done
 done
 echo
+mocks=(decoy-dependent "${crates[@]:3}")
 for ((r = 1; r <= runs; r++)); do
-    for name in "${crates[@]:1}"; do
+    for name in "${mocks[@]}"; do
+        echo "run $r: $name adds $(ratio "$(added "$name" "$r")" "$(added wiremock-dependent "$r")")× what wiremock adds to the test binary"
+    done
+done
+for ((r = 1; r <= runs; r++)); do
+    for name in "${mocks[@]}"; do
         echo "run $r: $name / wiremock = $(ratio "${wall[$name.$r]}" "${wall[wiremock-dependent.$r]}")× wall," \
             "$(ratio "${cpu[$name.$r]}" "${cpu[wiremock-dependent.$r]}")× CPU"
     done
 done
 echo "crates: packages in \`cargo tree -e normal,build,dev\` besides the dependent;" \
-    "units: crates compiled (\`compiler-artifact\` messages: build scripts, proc macros, libs, the test)"
+    "units: crates compiled (\`compiler-artifact\` messages: build scripts, proc macros, libs, the test);" \
+    "test bin: the test executable; added: that minus bare-dependent's (tokio and the test harness alone)"
