@@ -344,7 +344,8 @@ impl Drop for Recorder {
             let duration = millis(self.started);
             self.engine.log.update(self.id, |entry| {
                 if let Entry::Mcp(m) = entry {
-                    m.end = Some(why);
+                    // A cancellation that arrived as the connection closed already said so.
+                    m.end.get_or_insert(why);
                     m.duration_ms = Some(duration);
                 }
             });
@@ -356,9 +357,11 @@ impl Drop for Recorder {
 /// names: cancellations are rare, and this bounds what a flood of them can cost.
 const CANCEL_LOOKBACK: usize = 1_000;
 
-/// A legacy `notifications/cancelled` (already recorded) names request `id` of `session`:
-/// if that request's connection had closed first, the client did cancel it after all. A
-/// request still being handled is ended by its handler instead, after this notification.
+/// A legacy `notifications/cancelled` (already recorded) names request `id` of `session`,
+/// which was no longer being handled: if its connection had closed first (or is closing
+/// now, its record not yet ended), the client did cancel it after all. A request still
+/// being handled is ended by its handler instead, after this notification; one answered
+/// meanwhile keeps its answer.
 pub(crate) fn cancelled_after_hang_up(engine: &Engine, session: &str, id: &Value) {
     engine.log.update_newest(
         engine.source,
@@ -374,7 +377,7 @@ pub(crate) fn cancelled_after_hang_up(engine: &Engine, session: &str, id: &Value
         },
         |entry| {
             if let Entry::Mcp(m) = entry
-                && m.end == Some(RequestEnd::ConnectionClosed)
+                && matches!(m.end, None | Some(RequestEnd::ConnectionClosed))
             {
                 m.end = Some(RequestEnd::CancelledByClient);
             }
@@ -461,5 +464,68 @@ fn clip_opt(text: Option<String>) -> (Option<String>, bool) {
     match text.map(clip_text) {
         Some((text, cut)) => (Some(text), cut),
         None => (None, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::ServerSpec;
+    use serde_json::json;
+
+    /// A `tools/call` of session `s-1` as it arrives.
+    fn request(engine: &Arc<Engine>, id: &str) -> Recorder {
+        let message = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": "slow" } });
+        let arrival = Arrival {
+            named_session: Some("s-1"),
+            ..Arrival::new(
+                None,
+                Transport::Http,
+                RpcKind::Request,
+                Some("tools/call"),
+                message.into(),
+            )
+        };
+        Recorder::arrived(engine, arrival)
+    }
+
+    fn end_of(engine: &Engine) -> Option<RequestEnd> {
+        engine.log.records().iter().find_map(|r| match &r.entry {
+            Entry::Mcp(m) => m.end,
+            Entry::Http(_) => None,
+        })
+    }
+
+    #[test]
+    fn a_hang_up_is_no_cancellation_until_a_notification_names_it() {
+        let engine = Engine::for_tests(ServerSpec::new("s"));
+        drop(request(&engine, "a"));
+        assert_eq!(end_of(&engine), Some(RequestEnd::ConnectionClosed));
+
+        cancelled_after_hang_up(&engine, "s-1", &json!("other"));
+        assert_eq!(end_of(&engine), Some(RequestEnd::ConnectionClosed));
+        cancelled_after_hang_up(&engine, "s-1", &json!("a"));
+        assert_eq!(end_of(&engine), Some(RequestEnd::CancelledByClient));
+    }
+
+    // The notification can be handled between the request leaving the session's in-flight
+    // set and its recorder's drop: the drop must not undo it.
+    #[test]
+    fn a_cancellation_as_the_connection_closes_stays_a_cancellation() {
+        let engine = Engine::for_tests(ServerSpec::new("s"));
+        let record = request(&engine, "b");
+        cancelled_after_hang_up(&engine, "s-1", &json!("b"));
+        drop(record);
+        assert_eq!(end_of(&engine), Some(RequestEnd::CancelledByClient));
+    }
+
+    #[test]
+    fn an_answer_wins_over_a_cancellation_that_came_too_late() {
+        let engine = Engine::for_tests(ServerSpec::new("s"));
+        let record = request(&engine, "c");
+        cancelled_after_hang_up(&engine, "s-1", &json!("c"));
+        record.answered(&json!({ "jsonrpc": "2.0", "id": "c", "result": {} }), None);
+        assert_eq!(end_of(&engine), Some(RequestEnd::Answered));
     }
 }
