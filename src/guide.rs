@@ -31,6 +31,9 @@ pub mod oauth {}
 #[doc = include_str!("../docs/protocol.md")]
 pub mod protocol {}
 
+#[doc = include_str!("../docs/grading.md")]
+pub mod grading {}
+
 #[doc = include_str!("../docs/app.md")]
 pub mod app {}
 

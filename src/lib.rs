@@ -50,6 +50,8 @@
 //!   snapshot view ([`log::Transcript`]).
 //! - [`spec`]: plain serde data ([`spec::ServerSpec`], [`spec::ToolSpec`], scripts,
 //!   delays, OAuth settings) shared by the builders and the app's `servers.json`.
+//! - [`grade`]: the conformance suite's client scenarios, graded from the capture
+//!   ([`grade::Scenario`], [`grade::Report`], [`grade::Check`]).
 //! - [`cassette`]: a session saved as a file ([`cassette::Cassette`], from
 //!   [`log::Log::to_cassette`]), replayed with [`MockMcpServer::from_cassette`] and
 //!   [`cassette::Matching`], or converted into a [`spec::ServerSpec`].
@@ -58,6 +60,7 @@
 //!   [cassettes](guide::cassettes),
 //!   [the capture](guide::capture), [transports](guide::transports),
 //!   [guards](guide::guards), [OAuth](guide::oauth), [protocol](guide::protocol),
+//!   [grading a client](guide::grading),
 //!   relays (`guide::relay`, feature `relay`) and [the app](guide::app).
 //!
 //! ## Layout
@@ -141,6 +144,10 @@
 //!   typed queries (the OAuth reads in `log/oauth/`), the snapshot view (its order in
 //!   `log/order.rs`) and the masking of secrets in what is captured (`log/mask.rs`, which
 //!   cassettes reuse).
+//! - [`grade`]: the grader of clients: the scenarios it plays (`scenarios.rs`, each a
+//!   server to start and the checks it reads from the log), the suite's `wire-schema-valid`
+//!   check (`wire.rs`), the check and report types. It drives the fixture and reads the log;
+//!   nothing below it knows it.
 //! - `file`: reading a file named from outside (a cassette, a CA bundle), a leaf both the
 //!   cassette and the relay use.
 //! - `macros`: `setters!` and `listing_setters!`, which write the builders' one-field
@@ -202,6 +209,7 @@ mod engine;
 mod error;
 mod file;
 mod fixture;
+pub mod grade;
 pub mod guide;
 pub mod log;
 mod signal;

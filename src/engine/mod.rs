@@ -67,6 +67,9 @@ pub(crate) use transport::http::listener::Connections;
 pub(crate) use transport::http::listener::{bind, serve};
 pub(crate) use transport::http::serve::{Running, spawn};
 
+// The grader's facade: the spec's schema, which it checks a client's messages against.
+pub(crate) use schema::{definition_problems, message_definition};
+
 // The app's facade: everything `cli` uses of the engine besides `Engine` itself, named here
 // so the app never reaches into the engine's modules.
 #[cfg(feature = "decoy-cli")]

@@ -94,10 +94,43 @@ pub(crate) fn definition_problems(name: &str, value: &Value) -> Vec<String> {
     }
 }
 
+/// The definitions of the 2025-11-25 schema that a message with this `method` must meet
+/// (`InitializeRequest` for `initialize`), found by their `method` constant; `None` for a
+/// method the schema does not define.
+pub(crate) fn message_definition(method: &str) -> Option<&'static str> {
+    static BY_METHOD: LazyLock<HashMap<String, String>> = LazyLock::new(|| {
+        let mut by_method = HashMap::new();
+        let defs = MCP
+            .as_ref()
+            .and_then(|s| s.get("$defs"))
+            .and_then(Value::as_object);
+        for (name, def) in defs.into_iter().flatten() {
+            let constant = def
+                .pointer("/properties/method/const")
+                .and_then(Value::as_str);
+            if let Some(constant) = constant {
+                by_method.insert(constant.to_string(), name.clone());
+            }
+        }
+        by_method
+    });
+    BY_METHOD.get(method).map(String::as_str)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_message_is_checked_against_the_definition_of_its_method() {
+        assert_eq!(message_definition("initialize"), Some("InitializeRequest"));
+        assert_eq!(
+            message_definition("notifications/initialized"),
+            Some("InitializedNotification")
+        );
+        assert_eq!(message_definition("no/such/method"), None);
+    }
 
     #[test]
     fn the_bundled_schema_compiles_and_accepts_a_text_result() {

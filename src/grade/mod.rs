@@ -1,0 +1,170 @@
+//! Grading an MCP client with the client scenarios of the official conformance suite
+//! (`@modelcontextprotocol/conformance`, client mode): a scenario serves what the suite's
+//! scenario server serves, the client under test runs against it, and the [`Report`] holds
+//! the suite's checks (ids, statuses, spec references) read from the capture, with the
+//! verdict the suite's CLI gives.
+//!
+//! Scenarios graded so far: `initialize` and `tools_call` (see `docs/grading.md` for the
+//! rest of the suite, still to come).
+//!
+//! # Example
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! use mcp_decoy::grade::Scenario;
+//!
+//! let scenario = Scenario::named("tools_call").expect("a scenario of the suite");
+//! let graded = scenario.start().await;
+//! // Run the client under test against `graded.url()`, with `graded.env()` if it reads the
+//! // suite's variables; this one sends nothing, so the call's check fails.
+//! let report = graded.report();
+//! assert!(!report.passed());
+//! assert_eq!(report.failures()[0].id, "tool-add-numbers");
+//! # }
+//! ```
+
+mod check;
+mod client;
+mod report;
+mod scenarios;
+mod wire;
+
+pub use check::{Check, CheckStatus, SpecReference};
+pub use client::{ClientCommand, ClientRun};
+pub use report::Report;
+
+use crate::{MockMcpServer, ProtocolVersion};
+use scenarios::{PLAYS, Play};
+
+/// A client scenario of the conformance suite.
+#[derive(Clone, Copy)]
+pub struct Scenario {
+    play: &'static Play,
+}
+
+impl std::fmt::Debug for Scenario {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scenario")
+            .field("name", &self.play.name)
+            .finish()
+    }
+}
+
+impl Scenario {
+    /// The scenario the suite names `name` (`initialize`, `tools_call`), if it is graded.
+    pub fn named(name: &str) -> Option<Scenario> {
+        PLAYS
+            .iter()
+            .find(|play| play.name == name)
+            .map(|play| Scenario { play })
+    }
+
+    /// Every graded scenario, in the suite's order.
+    pub fn all() -> Vec<Scenario> {
+        PLAYS.iter().map(|play| Scenario { play }).collect()
+    }
+
+    /// The suite's name for it.
+    pub fn name(&self) -> &'static str {
+        self.play.name
+    }
+
+    /// What it tests, in the suite's words.
+    pub fn description(&self) -> &'static str {
+        self.play.description
+    }
+
+    /// Whether it applies at spec revision `version`: from the revision that introduced
+    /// its requirement until the one that removed it (`initialize` stops at 2026-07-28,
+    /// which has no `initialize`).
+    pub fn applies_at(&self, version: ProtocolVersion) -> bool {
+        version >= self.play.introduced_in && self.play.removed_in.is_none_or(|r| version < r)
+    }
+
+    /// The revision the suite grades it at when none is asked for: 2025-11-25, or 2026-07-28
+    /// for a scenario that revision introduced.
+    pub fn default_version(&self) -> ProtocolVersion {
+        if self.play.introduced_in == ProtocolVersion::V2026_07_28 {
+            ProtocolVersion::V2026_07_28
+        } else {
+            ProtocolVersion::V2025_11_25
+        }
+    }
+
+    /// Starts the scenario's server at its [default revision](Self::default_version).
+    pub async fn start(&self) -> Graded {
+        self.start_at(self.default_version()).await
+    }
+
+    /// Starts the scenario's server, graded at spec revision `version`; a revision it does
+    /// not apply at is graded anyway, as the suite's `--force` does.
+    pub async fn start_at(&self, version: ProtocolVersion) -> Graded {
+        let server = (self.play.serve)().start().await;
+        Graded {
+            scenario: *self,
+            version,
+            server,
+        }
+    }
+}
+
+/// A scenario's server running for one client: give the client [`url`](Self::url) (and
+/// [`env`](Self::env)), then read the [`report`](Self::report).
+#[derive(Debug)]
+pub struct Graded {
+    scenario: Scenario,
+    version: ProtocolVersion,
+    server: MockMcpServer,
+}
+
+impl Graded {
+    /// The MCP endpoint the client connects to.
+    pub fn url(&self) -> String {
+        self.server.url()
+    }
+
+    /// The server, to read its capture as any fixture's.
+    pub fn server(&self) -> &MockMcpServer {
+        &self.server
+    }
+
+    /// The suite's variables for the client process: `MCP_CONFORMANCE_SCENARIO` and
+    /// `MCP_CONFORMANCE_PROTOCOL_VERSION` (and `MCP_CONFORMANCE_CONTEXT` for a scenario with
+    /// credentials or keys to hand over).
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("MCP_CONFORMANCE_SCENARIO", self.scenario.name().to_string()),
+            (
+                "MCP_CONFORMANCE_PROTOCOL_VERSION",
+                self.version.as_str().to_string(),
+            ),
+        ]
+    }
+
+    /// The checks of what the client did so far, and the verdict.
+    pub fn report(&self) -> Report {
+        self.judge(None)
+    }
+
+    /// Runs `client` against this server as the suite runs a client (the URL appended as
+    /// its last argument, [`env`](Self::env) in its environment), off the async workers,
+    /// and reports on it: the checks, and how the client's run went, which fails the
+    /// scenario when it timed out, left processes, or exited with an error.
+    pub async fn run(&self, client: &ClientCommand) -> Report {
+        let (client, url, env) = (client.clone(), self.url(), self.env());
+        let run = tokio::task::spawn_blocking(move || client.run(&url, &env))
+            .await
+            .unwrap_or_else(|error| ClientRun {
+                failure: Some(format!("the client's runner failed: {error}")),
+                ..ClientRun::default()
+            });
+        self.judge(Some(run))
+    }
+
+    fn judge(&self, client: Option<ClientRun>) -> Report {
+        let log = self.server.log();
+        let mut checks = (self.scenario.play.judge)(&log);
+        checks.extend(wire::check(&log, self.version));
+        Report::new(self.scenario.name(), self.version, checks, client, log)
+    }
+}
