@@ -10,6 +10,9 @@ async fn main() {
         // Exit at once: the runtime's drop would wait for the thread blocked on stdin.
         std::process::exit(cli::stdio::run(args, &options.config_dir()).await);
     }
+    if let Some(Command::CheckClient(args)) = &options.command {
+        std::process::exit(cli::check_client::run(args).await);
+    }
     if let Some(Command::Skill(skill)) = &options.command {
         let outcome = match &skill.action {
             None => {

@@ -6,6 +6,7 @@
 pub mod api;
 mod app;
 mod auth;
+pub mod check_client;
 pub mod config;
 mod options;
 mod registry;
@@ -21,7 +22,8 @@ use std::sync::Arc;
 
 pub use app::App;
 pub use options::{
-    Command, MIN_LOG_LIMIT, Options, SkillAction, SkillArgs, StdioArgs, default_config_dir,
+    CheckClientArgs, Command, MIN_LOG_LIMIT, Options, SkillAction, SkillArgs, StdioArgs,
+    default_config_dir,
 };
 
 use crate::log::TrafficLog;

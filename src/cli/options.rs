@@ -82,6 +82,41 @@ pub enum Command {
     /// their servers. When the app runs with the same config directory, the traffic shows
     /// in its logs; otherwise in --log-file.
     Stdio(StdioArgs),
+    /// Grade an MCP client with the conformance suite's client scenarios: runs the client
+    /// command once per scenario, with the scenario's server URL as its last argument and
+    /// MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_PROTOCOL_VERSION in its environment, and
+    /// prints the suite's checks. Exits 0 only when every scenario run passes.
+    CheckClient(CheckClientArgs),
+}
+
+/// `mcp-decoy check-client [--scenario NAME]... [--spec-version V] [--timeout S] [-o DIR]
+/// -- COMMAND [ARGS]...`
+#[derive(Debug, Clone, Args)]
+pub struct CheckClientArgs {
+    /// A scenario to run (repeat for more); every graded scenario when none is named.
+    #[arg(long = "scenario", value_name = "name")]
+    pub scenarios: Vec<String>,
+    /// The spec revision to grade at (2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28);
+    /// scenarios that do not apply at it are skipped. By default each scenario runs at
+    /// 2025-11-25, or 2026-07-28 if that revision introduced it.
+    #[arg(long, value_name = "version", value_parser = parse_version)]
+    pub spec_version: Option<crate::ProtocolVersion>,
+    /// Seconds the client may run per scenario; then it and its processes are killed.
+    #[arg(long, value_name = "secs", default_value = "30", value_parser = parse_seconds)]
+    pub timeout: Duration,
+    /// Write checks.json, stdout.txt and stderr.txt of each scenario under DIR/NAME/, as
+    /// the suite writes them.
+    #[arg(short = 'o', long = "output-dir", value_name = "dir")]
+    pub output_dir: Option<PathBuf>,
+    /// The client command and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "command")]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+fn parse_version(text: &str) -> Result<crate::ProtocolVersion, String> {
+    crate::ProtocolVersion::parse(text).ok_or_else(|| {
+        format!("`{text}` is not a revision: use 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28")
+    })
 }
 
 /// `mcp-decoy stdio NAME [--log-file F]`, or `mcp-decoy stdio --attach ADDR` (the token in

@@ -9,6 +9,7 @@ mod common;
 
 mod api;
 mod cassette;
+mod check_client;
 mod cli;
 mod crash;
 mod fuzz;

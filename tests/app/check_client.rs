@@ -1,0 +1,117 @@
+//! `mcp-decoy check-client -- COMMAND`: the app's binary grades a client program with the
+//! conformance suite's client scenarios, prints a line per scenario and the failing checks,
+//! writes what the suite writes with `-o`, and exits 0 only when every run passed.
+
+use std::path::PathBuf;
+use std::process::Output;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_mcp-decoy");
+
+/// `examples/conformance_client.rs`, which `cargo test` builds beside the test binaries.
+fn example_client() -> PathBuf {
+    let program = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.join("examples")))
+        .expect("the target directory")
+        .join(format!(
+            "conformance_client{}",
+            std::env::consts::EXE_SUFFIX
+        ));
+    assert!(
+        program.is_file(),
+        "{} is not built: `cargo test` builds it, or `cargo build --example conformance_client`",
+        program.display()
+    );
+    program
+}
+
+async fn check_client(args: &[&str], client: &[&str]) -> Output {
+    tokio::process::Command::new(BINARY)
+        .arg("check-client")
+        .args(args)
+        .arg("--")
+        .args(client)
+        .output()
+        .await
+        .expect("run mcp-decoy check-client")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[tokio::test]
+async fn a_correct_client_passes_every_scenario_and_the_suites_files_are_written() {
+    let dir = std::env::temp_dir().join(format!("check-client-{}", std::process::id()));
+    let client = example_client();
+    let client = client.to_str().expect("a UTF-8 path");
+
+    let output = check_client(&["-o", dir.to_str().expect("UTF-8")], &[client]).await;
+
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("PASSED   initialize"), "{text}");
+    assert!(text.contains("PASSED   tools_call"), "{text}");
+    assert!(text.contains("2 of 2 scenario runs passed"), "{text}");
+    let checks: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.join("tools_call/checks.json")).expect("checks.json"),
+    )
+    .expect("JSON");
+    assert_eq!(checks[0]["id"], "tool-add-numbers");
+    assert_eq!(checks[0]["status"], "SUCCESS");
+    let said = std::fs::read_to_string(dir.join("tools_call/stdout.txt")).expect("stdout.txt");
+    assert_eq!(said.trim(), "The sum of 5 and 3 is 8");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_failing_client_exits_1_with_the_checks_that_failed() {
+    let output = check_client(
+        &["--scenario", "tools_call", "--timeout", "5"],
+        &["sh", "-c", "exit 4"],
+    )
+    .await;
+
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAILED   tools_call"), "{text}");
+    assert!(text.contains("the client exited with status 4"), "{text}");
+    assert!(
+        text.contains("FAILURE  tool-add-numbers"),
+        "the failing check is listed: {text}"
+    );
+}
+
+#[tokio::test]
+async fn bad_arguments_are_refused_naming_them() {
+    let unknown = check_client(&["--scenario", "no-such"], &["true"]).await;
+    assert_eq!(unknown.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&unknown.stderr);
+    assert!(said.contains("no scenario `no-such`"), "{said}");
+    assert!(said.contains("initialize, tools_call"), "{said}");
+
+    let version = check_client(&["--spec-version", "2024-01-01"], &["true"]).await;
+    assert_eq!(version.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&version.stderr);
+    assert!(said.contains("2024-01-01"), "{said}");
+
+    let no_command = tokio::process::Command::new(BINARY)
+        .arg("check-client")
+        .output()
+        .await
+        .expect("run it");
+    assert_eq!(no_command.status.code(), Some(2));
+}
+
+#[tokio::test]
+async fn a_scenario_that_does_not_apply_at_the_revision_is_skipped_not_passed() {
+    let output = check_client(
+        &["--scenario", "initialize", "--spec-version", "2026-07-28"],
+        &["true"],
+    )
+    .await;
+
+    let text = stdout(&output);
+    assert!(text.contains("SKIPPED  initialize"), "{text}");
+    assert!(text.contains("0 of 0 scenario runs passed"), "{text}");
+}
