@@ -19,7 +19,8 @@ pub struct Report {
     pub scenario: String,
     /// The spec revision it was graded at.
     pub spec_version: ProtocolVersion,
-    /// The checks, in the suite's order (the scenario's own, then `wire-schema-valid`).
+    /// The checks, in the suite's order (the scenario's own, then `wire-schema-valid` where
+    /// the suite has it).
     pub checks: Vec<Check>,
     /// How the client's process ran, when the grader ran it ([`Graded::run`](super::Graded::run)).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -17,6 +17,10 @@ pub(super) struct Play {
     pub(super) removed_in: Option<ProtocolVersion>,
     pub(super) serve: fn() -> MockMcpServerBuilder,
     pub(super) judge: fn(&Log) -> Vec<Check>,
+    /// Whether the suite checks the client's messages against the schema in this scenario
+    /// (`wire-schema-valid`): its scenario servers built on its mock server do, the ones
+    /// that answer raw HTTP by hand (`initialize`) do not.
+    pub(super) wire: bool,
 }
 
 pub(super) const PLAYS: &[Play] = &[
@@ -27,6 +31,7 @@ pub(super) const PLAYS: &[Play] = &[
         removed_in: Some(ProtocolVersion::V2026_07_28),
         serve: initialize_server,
         judge: initialize_checks,
+        wire: false,
     },
     Play {
         name: "tools_call",
@@ -35,6 +40,7 @@ pub(super) const PLAYS: &[Play] = &[
         removed_in: None,
         serve: tools_call_server,
         judge: tools_call_checks,
+        wire: true,
     },
 ];
 
