@@ -7,22 +7,8 @@ use std::process::Output;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_mcp-decoy");
 
-/// `examples/conformance_client.rs`, which `cargo test` builds beside the test binaries.
 fn example_client() -> PathBuf {
-    let program = std::env::current_exe()
-        .ok()
-        .and_then(|exe| Some(exe.parent()?.parent()?.join("examples")))
-        .expect("the target directory")
-        .join(format!(
-            "conformance_client{}",
-            std::env::consts::EXE_SUFFIX
-        ));
-    assert!(
-        program.is_file(),
-        "{} is not built: `cargo test` builds it, or `cargo build --example conformance_client`",
-        program.display()
-    );
-    program
+    crate::common::built_example("conformance_client")
 }
 
 async fn check_client(args: &[&str], client: &[&str]) -> Output {

@@ -224,6 +224,22 @@ pub fn panic_text(f: impl FnOnce()) -> String {
         .expect("the panic payload is not text")
 }
 
+/// The example `name` (`examples/NAME.rs`), which `cargo test` builds beside the test
+/// binaries; fails saying how to build it when it is not there.
+pub fn built_example(name: &str) -> std::path::PathBuf {
+    let program = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.join("examples")))
+        .expect("the target directory")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        program.is_file(),
+        "{} is not built: `cargo test` builds it, or `cargo build --example {name}`",
+        program.display()
+    );
+    program
+}
+
 /// Checks of what a decoy sent against the MCP JSON schema.
 pub mod schema;
 
