@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use aho_corasick::{AhoCorasick, MatchKind};
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -271,35 +273,45 @@ const MIN_RANDOM_LEN: usize = 8;
 /// and the random values of [`RANDOM_PARAMS`] (in query strings, `Location` headers, form
 /// bodies and JSON members alike).
 struct Scrub {
-    replacements: Vec<(String, String)>,
+    /// Every value to replace, found in one pass (the longest at each place).
+    matcher: Option<AhoCorasick>,
+    /// What each of the matcher's patterns becomes.
+    to: Vec<String>,
 }
 
-/// Adds a replacement unless its value already has one.
-fn push(replacements: &mut Vec<(String, String)>, from: String, to: String) {
-    if !from.is_empty() && !replacements.iter().any(|(f, _)| *f == from) {
-        replacements.push((from, to));
-    }
+/// The values to replace and their placeholders, in order of first appearance; each value
+/// once, and each placeholder kind (`[client-N]`, `[state-N]`) counted as it is handed out.
+#[derive(Default)]
+struct Replacements {
+    list: Vec<(String, String)>,
+    index: HashMap<String, usize>,
+    counts: HashMap<String, usize>,
 }
 
-/// The placeholder of a random value of parameter `name`: the one it already has, or the
-/// next `[NAME-N]`.
-fn random_label(replacements: &[(String, String)], name: &str, value: &str) -> String {
-    if let Some((_, to)) = replacements.iter().find(|(from, _)| from == value) {
-        return to.clone();
+impl Replacements {
+    /// Adds a replacement unless its value already has one.
+    fn push(&mut self, from: String, to: String) {
+        if !from.is_empty() && !self.index.contains_key(&from) {
+            self.index.insert(from.clone(), self.list.len());
+            self.list.push((from, to));
+        }
     }
-    let prefix = format!("[{name}-");
-    let taken = replacements
-        .iter()
-        .filter(|(_, to)| to.starts_with(&prefix))
-        .map(|(_, to)| to)
-        .collect::<std::collections::HashSet<_>>()
-        .len();
-    format!("{prefix}{}]", taken + 1)
+
+    /// The placeholder of `value` of kind `name`: the one it already has, or the next
+    /// `[NAME-N]`.
+    fn label(&mut self, name: &str, value: &str) -> String {
+        if let Some(&at) = self.index.get(value) {
+            return self.list[at].1.clone();
+        }
+        let count = self.counts.entry(name.to_string()).or_default();
+        *count += 1;
+        format!("[{name}-{count}]")
+    }
 }
 
 /// Registers the random values of a query string or form body (`a=1&state=xyz`), both
 /// decoded and as written (percent-encoded).
-fn random_in_form(replacements: &mut Vec<(String, String)>, text: &str) {
+fn random_in_form(replacements: &mut Replacements, text: &str) {
     for pair in text.split('&') {
         let Some((name, value)) = form_urlencoded::parse(pair.as_bytes()).next() else {
             continue;
@@ -307,19 +319,19 @@ fn random_in_form(replacements: &mut Vec<(String, String)>, text: &str) {
         if !is_random(&name, &value) {
             continue;
         }
-        let label = random_label(replacements, &name, &value);
-        push(replacements, value.into_owned(), label.clone());
+        let label = replacements.label(&name, &value);
+        replacements.push(value.into_owned(), label.clone());
         if let Some((_, written)) = pair.split_once('=') {
-            push(replacements, written.to_string(), label);
+            replacements.push(written.to_string(), label);
         }
     }
 }
 
 /// Registers `value` when parameter `name` is one whose values are random.
-fn random_value(replacements: &mut Vec<(String, String)>, name: &str, value: &str) {
+fn random_value(replacements: &mut Replacements, name: &str, value: &str) {
     if is_random(name, value) {
-        let label = random_label(replacements, name, value);
-        push(replacements, value.to_string(), label);
+        let label = replacements.label(name, value);
+        replacements.push(value.to_string(), label);
     }
 }
 
@@ -328,7 +340,7 @@ fn is_random(name: &str, value: &str) -> bool {
 }
 
 /// Registers the random values of JSON members named in [`RANDOM_PARAMS`], at any depth.
-fn random_in_json(replacements: &mut Vec<(String, String)>, value: &Value) {
+fn random_in_json(replacements: &mut Replacements, value: &Value) {
     match value {
         Value::Object(map) => {
             for (name, member) in map {
@@ -344,7 +356,7 @@ fn random_in_json(replacements: &mut Vec<(String, String)>, value: &Value) {
 }
 
 /// A body as the capture keeps it: a form body is a JSON string, a JSON body its value.
-fn random_in_body(replacements: &mut Vec<(String, String)>, body: &Value) {
+fn random_in_body(replacements: &mut Replacements, body: &Value) {
     match body {
         Value::String(text) if text.contains('=') => random_in_form(replacements, text),
         other => random_in_json(replacements, other),
@@ -353,7 +365,7 @@ fn random_in_body(replacements: &mut Vec<(String, String)>, body: &Value) {
 
 impl Scrub {
     fn of(records: &[&Record]) -> Scrub {
-        let mut replacements: Vec<(String, String)> = Vec::new();
+        let mut replacements = Replacements::default();
         for record in records {
             let Entry::Http(h) = &record.entry else {
                 continue;
@@ -381,16 +393,8 @@ impl Scrub {
                     && !port.is_empty()
                     && port.chars().all(|c| c.is_ascii_digit())
                 {
-                    push(
-                        &mut replacements,
-                        value.to_string(),
-                        format!("{host}:[port]"),
-                    );
-                    push(
-                        &mut replacements,
-                        format!("{host}%3A{port}"),
-                        format!("{host}%3A[port]"),
-                    );
+                    replacements.push(value.to_string(), format!("{host}:[port]"));
+                    replacements.push(format!("{host}%3A{port}"), format!("{host}%3A[port]"));
                 }
             }
             if h.path.ends_with("/register")
@@ -400,30 +404,25 @@ impl Scrub {
                     .and_then(|b| b.get("client_id"))
                     .and_then(Value::as_str)
             {
-                let label = format!(
-                    "[client-{}]",
-                    replacements
-                        .iter()
-                        .filter(|(_, to)| to.starts_with("[client-"))
-                        .count()
-                        + 1
-                );
-                push(&mut replacements, id.to_string(), label);
+                let label = replacements.label("client", id);
+                replacements.push(id.to_string(), label);
             }
         }
-        // Longer first, so a value that contains another is replaced whole.
-        replacements.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
-        Scrub { replacements }
+        let (from, to): (Vec<String>, Vec<String>) = replacements.list.into_iter().unzip();
+        // At each place the longest value, so one that contains another is replaced whole.
+        let matcher = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&from)
+            .ok()
+            .filter(|_| !from.is_empty());
+        Scrub { matcher, to }
     }
 
     fn text(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for (from, to) in &self.replacements {
-            if out.contains(from.as_str()) {
-                out = out.replace(from.as_str(), to);
-            }
+        match &self.matcher {
+            Some(matcher) => matcher.replace_all(text, &self.to),
+            None => text.to_string(),
         }
-        out
     }
 
     fn value(&self, value: &Value) -> Value {
