@@ -1,6 +1,8 @@
 //! An MCP client written to the conformance suite's client contract, on rmcp: the server URL
 //! is its last argument, the scenario is in `MCP_CONFORMANCE_SCENARIO`. It does what each
-//! scenario asks (`initialize`: connect and close; `tools_call`: call `add_numbers`), so
+//! scenario asks (`initialize`: connect and close; `tools_call`: call `add_numbers`;
+//! `elicitation-sep1034-client-defaults`: accept with the schema's defaults; `sse-retry`:
+//! call `test_reconnection`; `request-metadata`: discover and list tools at 2026-07-28), so
 //! `mcp-decoy check-client -- target/debug/examples/conformance_client` grades it, as the
 //! suite's own CLI would.
 //!
@@ -9,10 +11,14 @@
 //! cargo run --features decoy-cli -- check-client -- target/debug/examples/conformance_client
 //! ```
 
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationCapability, Implementation, ProtocolVersion,
+};
+use rmcp::service::{RequestContext, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
-use serde_json::json;
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData, ServiceExt};
+use serde_json::{Map, Value, json};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
@@ -30,27 +36,87 @@ async fn main() {
 }
 
 async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let client = ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("conformance-client", "1.0.0"),
-    )
-    .with_protocol_version(rmcp::model::ProtocolVersion::V_2025_11_25)
-    .serve(StreamableHttpClientTransport::from_uri(url.to_string()))
-    .await?;
+    let transport = StreamableHttpClientTransport::from_uri(url.to_string());
+    let mut capabilities = ClientCapabilities::default();
+    capabilities.elicitation = Some(ElicitationCapability::new());
+    let handler = Handler(
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("conformance-client", "1.0.0"),
+        )
+        .with_protocol_version(ProtocolVersion::V_2025_11_25),
+    );
+    let client: RunningService<RoleClient, Handler> = if scenario == "request-metadata" {
+        let modern = vec![ProtocolVersion::V_2026_07_28];
+        let discover = ClientLifecycleMode::Discover {
+            preferred_versions: modern,
+        };
+        handler.serve_with_lifecycle(transport, discover).await?
+    } else {
+        handler.serve(transport).await?
+    };
     match scenario {
         "initialize" => {}
         "tools_call" | "tools-call" => {
-            let arguments = json!({ "a": 5, "b": 3 }).as_object().cloned();
-            let mut call = CallToolRequestParams::new("add_numbers");
-            if let Some(arguments) = arguments {
-                call = call.with_arguments(arguments);
-            }
-            let result = client.call_tool(call).await?;
-            let text = result.content.first().and_then(|c| c.as_text());
-            println!("{}", text.map(|t| t.text.as_str()).unwrap_or_default());
+            let result = call(&client, "add_numbers", json!({ "a": 5, "b": 3 })).await?;
+            println!("{result}");
+        }
+        "elicitation-sep1034-client-defaults" => {
+            let result = call(&client, "test_client_elicitation_defaults", json!({})).await?;
+            println!("{result}");
+        }
+        "sse-retry" => println!("{}", call(&client, "test_reconnection", json!({})).await?),
+        "request-metadata" => {
+            client.list_all_tools().await?;
         }
         other => return Err(format!("no handler for scenario `{other}`").into()),
     }
     client.cancel().await?;
     Ok(())
+}
+
+/// Calls `tool` and gives the text of its first content block.
+async fn call(
+    client: &RunningService<RoleClient, Handler>,
+    tool: &'static str,
+    arguments: Value,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let mut call = CallToolRequestParams::new(tool);
+    if let Value::Object(arguments) = arguments {
+        call = call.with_arguments(arguments);
+    }
+    let result = client.call_tool(call).await?;
+    let text = result.content.first().and_then(|c| c.as_text());
+    Ok(text.map(|t| t.text.clone()).unwrap_or_default())
+}
+
+/// The client's side of server requests: an elicitation is accepted with the defaults its
+/// schema gives (SEP-1034), as a user who changes nothing.
+struct Handler(ClientConfig);
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        self.0.clone()
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::FormElicitationParams {
+            requested_schema, ..
+        } = request
+        else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let schema = serde_json::to_value(requested_schema).unwrap_or_default();
+        let defaults: Map<String, Value> = schema["properties"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(name, property)| Some((name.clone(), property.get("default")?.clone())))
+            .collect();
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(defaults)))
+    }
 }

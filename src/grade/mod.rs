@@ -4,7 +4,8 @@
 //! the suite's checks (ids, statuses, spec references) read from the capture, with the
 //! verdict the suite's CLI gives.
 //!
-//! Scenarios graded so far: `initialize` and `tools_call` (see `docs/grading.md` for the
+//! Scenarios graded so far: `initialize`, `tools_call`, `elicitation-sep1034-client-defaults`,
+//! `sse-retry` and `request-metadata` (see `docs/grading.md` for the
 //! rest of the suite, still to come).
 //!
 //! # Example

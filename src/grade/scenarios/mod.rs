@@ -1,0 +1,140 @@
+//! The suite's client scenarios that the grader plays: for each, the server it serves and
+//! the checks it reads from the capture, as the suite's scenario server
+//! (`src/scenarios/client/*.ts` of `@modelcontextprotocol/conformance`) serves and checks.
+
+mod elicitation;
+mod lifecycle;
+mod request_metadata;
+mod sse_retry;
+mod tools;
+
+use serde_json::Value;
+
+use super::check::{Check, CheckStatus};
+use crate::log::{Log, RpcKind, RpcMessage};
+use crate::{MockMcpServerBuilder, ProtocolVersion};
+
+/// One scenario: its name, where it applies on the spec timeline, what it serves and how it
+/// judges.
+pub(super) struct Play {
+    pub(super) name: &'static str,
+    pub(super) description: &'static str,
+    pub(super) introduced_in: ProtocolVersion,
+    pub(super) removed_in: Option<ProtocolVersion>,
+    pub(super) serve: fn() -> MockMcpServerBuilder,
+    pub(super) judge: fn(&Log) -> Vec<Check>,
+    /// Whether the suite checks the client's messages against the schema in this scenario
+    /// (`wire-schema-valid`): its scenario servers built on its mock server do, the ones
+    /// that answer raw HTTP by hand (`initialize`) do not.
+    pub(super) wire: bool,
+}
+
+pub(super) const PLAYS: &[Play] = &[
+    Play {
+        name: "initialize",
+        description: "Tests MCP client initialization handshake",
+        introduced_in: ProtocolVersion::V2025_06_18,
+        removed_in: Some(ProtocolVersion::V2026_07_28),
+        serve: lifecycle::initialize_server,
+        judge: lifecycle::initialize_checks,
+        wire: false,
+    },
+    Play {
+        name: "tools_call",
+        description: "Tests calling tools with various parameter types",
+        introduced_in: ProtocolVersion::V2025_06_18,
+        removed_in: None,
+        serve: tools::tools_call_server,
+        judge: tools::tools_call_checks,
+        wire: true,
+    },
+    Play {
+        name: "elicitation-sep1034-client-defaults",
+        description: "Tests client applies default values for omitted elicitation fields (SEP-1034)",
+        introduced_in: ProtocolVersion::V2025_11_25,
+        removed_in: Some(ProtocolVersion::V2026_07_28),
+        serve: elicitation::server,
+        judge: elicitation::checks,
+        wire: false,
+    },
+    Play {
+        name: "sse-retry",
+        description: "Tests that client respects SSE retry field timing and reconnects properly (SEP-1699)",
+        introduced_in: ProtocolVersion::V2025_11_25,
+        removed_in: Some(ProtocolVersion::V2026_07_28),
+        serve: sse_retry::server,
+        judge: sse_retry::checks,
+        wire: false,
+    },
+    Play {
+        name: "request-metadata",
+        description: "Per-request _meta and MCP-Protocol-Version header obligations (SEP-2575)",
+        introduced_in: ProtocolVersion::V2026_07_28,
+        removed_in: None,
+        serve: request_metadata::server,
+        judge: request_metadata::checks,
+        wire: false,
+    },
+];
+
+/// The client's first request with `method`.
+fn first_request<'a>(log: &'a Log, method: &str) -> Option<&'a RpcMessage> {
+    log.mcp().from_client().method(method).first()
+}
+
+/// The client's answer to the server's request `asked` (a record of its own: the client
+/// sent it in its own HTTP request).
+fn answer_to<'a>(log: &'a Log, asked: &RpcMessage) -> Option<&'a RpcMessage> {
+    let id = asked.rpc_id()?;
+    log.mcp()
+        .from_client()
+        .kind(RpcKind::Response)
+        .filter(|m| m.rpc_id() == Some(id))
+        .first()
+}
+
+/// JavaScript's `typeof` of a JSON value, as the suite words a wrong type.
+fn js_type(value: &Value) -> &'static str {
+    match value {
+        Value::String(_) => "string",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "boolean",
+        Value::Null | Value::Array(_) | Value::Object(_) => "object",
+    }
+}
+
+/// Checks judged once per request, keeping the worst status seen for each id: one
+/// non-conformant request is a violation even if later ones conform (the suite's
+/// `addOrUpdateCheck`). An equal or worse result replaces the kept one, so its details are
+/// the newest.
+#[derive(Default)]
+struct Latched {
+    checks: Vec<Check>,
+}
+
+impl Latched {
+    fn add(&mut self, check: Check) {
+        match self.checks.iter_mut().find(|c| c.id == check.id) {
+            None => self.checks.push(check),
+            Some(kept) if severity(check.status) >= severity(kept.status) => *kept = check,
+            Some(_) => {}
+        }
+    }
+
+    fn get_mut(&mut self, id: &str) -> Option<&mut Check> {
+        self.checks.iter_mut().find(|c| c.id == id)
+    }
+
+    fn into_checks(self) -> Vec<Check> {
+        self.checks
+    }
+}
+
+fn severity(status: CheckStatus) -> u8 {
+    match status {
+        CheckStatus::Failure => 3,
+        CheckStatus::Warning => 2,
+        CheckStatus::Success | CheckStatus::Info => 1,
+        CheckStatus::Skipped => 0,
+    }
+}
