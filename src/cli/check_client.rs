@@ -1,47 +1,59 @@
 //! `mcp-decoy check-client -- COMMAND`: grades a client program with the conformance suite's
 //! client scenarios (`crate::grade`), one run per scenario, and prints a line per scenario
-//! as it finishes and the failing checks at the end; `-o DIR` writes what the suite writes.
+//! as it finishes and the failing checks at the end; `-o DIR` writes what the suite writes,
+//! `--junit` a JUnit report, and `--expected-failures` judges the run against the suite's
+//! baseline file.
 
 use std::path::Path;
+use std::time::Instant;
 
 use super::CheckClientArgs;
-use crate::grade::{ClientCommand, Report, Scenario};
+use crate::grade::{Baseline, BaselineVerdict, ClientCommand, Report, Scenario, Suite};
 
 /// Runs the scenarios and returns the process's exit status: 0 when every scenario run
-/// passed, 1 when one failed, 2 for a usage error.
+/// passed (or failed as the baseline expects), 1 when one did not, 2 for a usage error.
 pub async fn run(args: &CheckClientArgs) -> i32 {
     let Some((program, rest)) = args.command.split_first() else {
         eprintln!("mcp-decoy check-client: name the client command after `--`");
         return 2;
     };
-    let scenarios = match chosen(&args.scenarios) {
+    let scenarios = match chosen(&args.scenarios, args.suite) {
         Ok(scenarios) => scenarios,
-        Err(unknown) => {
-            let known: Vec<&str> = Scenario::all().iter().map(Scenario::name).collect();
-            eprintln!(
-                "mcp-decoy check-client: no scenario `{unknown}`; the graded ones: {}",
-                known.join(", ")
-            );
+        Err(message) => {
+            eprintln!("mcp-decoy check-client: {message}");
             return 2;
         }
     };
+    let baseline = match &args.expected_failures {
+        None => None,
+        Some(path) => match load_baseline(path) {
+            Ok(baseline) => Some(baseline),
+            Err(message) => {
+                eprintln!("mcp-decoy check-client: {}: {message}", path.display());
+                return 2;
+            }
+        },
+    };
     let client = ClientCommand::new(program).args(rest).timeout(args.timeout);
     let mut reports = Vec::new();
+    let mut times = Vec::new();
     for scenario in scenarios {
         let version = args.spec_version.unwrap_or(scenario.default_version());
         if !scenario.applies_at(version) {
             println!(
-                "SKIPPED  {:<28} {} (the scenario does not apply at this revision)",
+                "SKIPPED  {:<36} {} (the scenario does not apply at this revision)",
                 scenario.name(),
                 version.as_str()
             );
             continue;
         }
         eprintln!("running {} at {} ...", scenario.name(), version.as_str());
+        let started = Instant::now();
         let graded = scenario.start_at(version).await;
         let report = graded.run(&client).await;
+        times.push(started.elapsed());
         println!(
-            "{:<8} {:<28} {}",
+            "{:<8} {:<36} {}",
             if report.passed() { "PASSED" } else { "FAILED" },
             scenario.name(),
             version.as_str()
@@ -66,18 +78,127 @@ pub async fn run(args: &CheckClientArgs) -> i32 {
         reports.len() - failed.len(),
         reports.len()
     );
-    i32::from(!failed.is_empty())
+    if let Some(path) = &args.junit
+        && let Err(error) = write_junit(path, &reports, &times)
+    {
+        eprintln!(
+            "mcp-decoy check-client: cannot write {}: {error}",
+            path.display()
+        );
+        return 1;
+    }
+    match baseline {
+        Some(baseline) => {
+            let verdict = baseline.evaluate(&reports);
+            print_verdict(&verdict);
+            i32::from(!verdict.passed())
+        }
+        None => i32::from(!failed.is_empty()),
+    }
 }
 
-/// The scenarios named, in order, or every graded one; the first unknown name otherwise.
-fn chosen(names: &[String]) -> Result<Vec<Scenario>, String> {
+/// The scenarios named, in order, those of `suite`, or every graded one.
+fn chosen(names: &[String], suite: Option<Suite>) -> Result<Vec<Scenario>, String> {
+    if let Some(suite) = suite {
+        let scenarios = Scenario::of_suite(suite);
+        if scenarios.is_empty() {
+            return Err(format!(
+                "no scenario of the suite `{}` is graded yet",
+                suite.as_str()
+            ));
+        }
+        return Ok(scenarios);
+    }
     if names.is_empty() {
         return Ok(Scenario::all());
     }
     names
         .iter()
-        .map(|name| Scenario::named(name).ok_or_else(|| name.clone()))
+        .map(|name| {
+            Scenario::named(name).ok_or_else(|| {
+                let known: Vec<&str> = Scenario::all().iter().map(Scenario::name).collect();
+                format!(
+                    "no scenario `{name}`; the graded ones: {}",
+                    known.join(", ")
+                )
+            })
+        })
         .collect()
+}
+
+/// The `client:` list of the suite's expected-failures YAML (its `server:` list is for
+/// grading servers, and ignored here).
+fn load_baseline(path: &Path) -> Result<Baseline, String> {
+    use yaml_rust2::{Yaml, YamlLoader};
+
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let documents = YamlLoader::load_from_str(&text).map_err(|e| format!("not YAML: {e}"))?;
+    let root = match documents.first() {
+        None | Some(Yaml::Null) => return Ok(Baseline::default()),
+        Some(Yaml::Hash(root)) => root,
+        Some(_) => {
+            return Err("expected an object with 'server' and/or 'client' keys".into());
+        }
+    };
+    if let Some(key) = root.keys().find_map(|k| match k {
+        Yaml::String(k) if k == "client" || k == "server" => None,
+        other => Some(format!("{other:?}")),
+    }) {
+        return Err(format!(
+            "unknown key {key}: expected 'server' and/or 'client'"
+        ));
+    }
+    let entries = match root.get(&Yaml::String("client".into())) {
+        None | Some(Yaml::Null) => return Ok(Baseline::default()),
+        Some(Yaml::Array(entries)) => entries,
+        Some(_) => return Err("'client' must be an array of scenario names".into()),
+    };
+    let lines = entries
+        .iter()
+        .map(|entry| match entry {
+            Yaml::String(s) => Ok(s.clone()),
+            Yaml::Integer(i) => Ok(i.to_string()),
+            Yaml::Real(r) => Ok(r.clone()),
+            Yaml::Hash(pairs) => match pairs.iter().next() {
+                Some((Yaml::String(key), Yaml::String(value))) if pairs.len() == 1 => Err(format!(
+                    "'client' entry `{key}: {value}`: did you write '- {key}: {value}'? Remove \
+                     the space after the colon: '- {key}:{value}'"
+                )),
+                _ => Err(
+                    "'client' entry is a mapping: a per-check entry takes no space after \
+                          the colon"
+                        .to_string(),
+                ),
+            },
+            other => Err(format!(
+                "'client' entry {other:?} is not '<scenario>' or '<scenario>:<check-id>'"
+            )),
+        })
+        .collect::<Result<Vec<String>, String>>()?;
+    Baseline::parse(lines).map_err(|e| format!("'client' {e}"))
+}
+
+fn print_verdict(verdict: &BaselineVerdict) {
+    let list = |title: &str, entries: &[String]| {
+        if !entries.is_empty() {
+            println!("\n{title}:");
+            for entry in entries {
+                println!("  - {entry}");
+            }
+        }
+    };
+    list("Expected failures (in the baseline)", &verdict.expected);
+    list(
+        "Unexpected failures (not in the baseline)",
+        &verdict.unexpected,
+    );
+    list(
+        "Stale baseline entries (they pass now: remove them)",
+        &verdict.stale,
+    );
+    if verdict.passed() {
+        println!("\nThe run is as the baseline expects.");
+    }
 }
 
 /// `DIR/NAME/checks.json`, `stdout.txt` and `stderr.txt`, as the suite writes them.
@@ -93,4 +214,52 @@ fn write(dir: &Path, report: &Report) -> std::io::Result<()> {
         .unwrap_or_default();
     std::fs::write(at.join("stdout.txt"), stdout)?;
     std::fs::write(at.join("stderr.txt"), stderr)
+}
+
+/// A JUnit report: one suite, a test case per scenario run (`NAME@VERSION`), failed ones
+/// with their table of failed checks.
+fn write_junit(
+    path: &Path,
+    reports: &[Report],
+    times: &[std::time::Duration],
+) -> std::io::Result<()> {
+    use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
+
+    let mut suite = TestSuite::new("client scenarios");
+    for (report, time) in reports.iter().zip(times) {
+        let status = if report.passed() {
+            TestCaseStatus::success()
+        } else {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            let failures = report.failures();
+            let message = match (failures.first(), report.client_problem()) {
+                (_, Some(problem)) => problem,
+                (Some(check), None) => format!(
+                    "{} {}{}",
+                    check.status.as_str(),
+                    check.id,
+                    check
+                        .error_message
+                        .as_deref()
+                        .map(|m| format!(": {m}"))
+                        .unwrap_or_default()
+                ),
+                (None, None) => "the scenario failed".to_string(),
+            };
+            status.set_message(message).set_description(report.table());
+            status
+        };
+        let name = format!("{}@{}", report.scenario, report.spec_version.as_str());
+        let mut case = TestCase::new(name, status);
+        case.set_classname("mcp-decoy.check-client").set_time(*time);
+        if let Some(client) = &report.client {
+            case.set_system_out(client.stdout.as_str())
+                .set_system_err(client.stderr.as_str());
+        }
+        suite.add_test_case(case);
+    }
+    let mut junit = quick_junit::Report::new("mcp-decoy check-client");
+    junit.add_test_suite(suite);
+    let xml = junit.to_string().map_err(std::io::Error::other)?;
+    std::fs::write(path, xml)
 }

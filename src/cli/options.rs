@@ -89,13 +89,25 @@ pub enum Command {
     CheckClient(CheckClientArgs),
 }
 
-/// `mcp-decoy check-client [--scenario NAME]... [--spec-version V] [--timeout S] [-o DIR]
-/// -- COMMAND [ARGS]...`
+/// `mcp-decoy check-client [--scenario NAME]... [--suite S] [--spec-version V] [--timeout S]
+/// [-o DIR] [--expected-failures FILE] [--junit FILE] -- COMMAND [ARGS]...`
 #[derive(Debug, Clone, Args)]
 pub struct CheckClientArgs {
     /// A scenario to run (repeat for more); every graded scenario when none is named.
-    #[arg(long = "scenario", value_name = "name")]
+    #[arg(long = "scenario", value_name = "name", conflicts_with = "suite")]
     pub scenarios: Vec<String>,
+    /// Run the graded scenarios of one of the suite's lists: all, core, auth, extensions,
+    /// backcompat.
+    #[arg(long, value_name = "suite", value_parser = parse_suite)]
+    pub suite: Option<crate::grade::Suite>,
+    /// The suite's expected-failures YAML: scenarios (or `scenario:check-id`) under
+    /// `client:` that may fail; the run then fails only on a failure it does not list or an
+    /// entry that now passes.
+    #[arg(long, value_name = "file")]
+    pub expected_failures: Option<PathBuf>,
+    /// Write a JUnit XML report here: a test case per scenario run.
+    #[arg(long, value_name = "file")]
+    pub junit: Option<PathBuf>,
     /// The spec revision to grade at (2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28);
     /// scenarios that do not apply at it are skipped. By default each scenario runs at
     /// 2025-11-25, or 2026-07-28 if that revision introduced it.
@@ -111,6 +123,16 @@ pub struct CheckClientArgs {
     /// The client command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "command")]
     pub command: Vec<std::ffi::OsString>,
+}
+
+fn parse_suite(text: &str) -> Result<crate::grade::Suite, String> {
+    crate::grade::Suite::parse(text).ok_or_else(|| {
+        let names: Vec<&str> = crate::grade::Suite::ALL
+            .iter()
+            .map(|s| s.as_str())
+            .collect();
+        format!("`{text}` is not a suite: use {}", names.join(", "))
+    })
 }
 
 fn parse_version(text: &str) -> Result<crate::ProtocolVersion, String> {

@@ -24,12 +24,14 @@
 //! # }
 //! ```
 
+mod baseline;
 mod check;
 mod client;
 mod report;
 mod scenarios;
 mod wire;
 
+pub use baseline::{Baseline, BaselineEntry, BaselineVerdict};
 pub use check::{Check, CheckStatus, SpecReference};
 pub use client::{ClientCommand, ClientRun};
 pub use report::Report;
@@ -63,6 +65,24 @@ impl Scenario {
     /// Every graded scenario, in the suite's order.
     pub fn all() -> Vec<Scenario> {
         PLAYS.iter().map(|play| Scenario { play }).collect()
+    }
+
+    /// The graded scenarios of one of the suite's lists, in its order.
+    pub fn of_suite(suite: Suite) -> Vec<Scenario> {
+        Scenario::all()
+            .into_iter()
+            .filter(|s| s.in_suite(suite))
+            .collect()
+    }
+
+    /// Whether the suite's list `suite` holds it.
+    pub fn in_suite(&self, suite: Suite) -> bool {
+        match suite {
+            Suite::All => true,
+            Suite::Core => self.play.core,
+            Suite::Auth => self.play.name.starts_with("auth/"),
+            Suite::Extensions | Suite::Backcompat => false,
+        }
     }
 
     /// The suite's name for it.
@@ -106,6 +126,51 @@ impl Scenario {
             version,
             server,
         }
+    }
+}
+
+/// The suite's lists of client scenarios (its CLI's `--suite`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Suite {
+    /// Every client scenario.
+    All,
+    /// Tier 1: `initialize`, `tools_call`, `elicitation-sep1034-client-defaults`,
+    /// `sse-retry` and the authorization scenarios.
+    Core,
+    /// The `auth/*` scenarios.
+    Auth,
+    /// The extensions' scenarios (client credentials, enterprise authorization, DPoP,
+    /// workload identity, skills).
+    Extensions,
+    /// The 2025-03-26 authorization backcompat scenarios.
+    Backcompat,
+}
+
+impl Suite {
+    /// Every list, as the suite's CLI names them.
+    pub const ALL: [Suite; 5] = [
+        Suite::All,
+        Suite::Core,
+        Suite::Auth,
+        Suite::Extensions,
+        Suite::Backcompat,
+    ];
+
+    /// `all`, `core`, `auth`, `extensions` or `backcompat`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Suite::All => "all",
+            Suite::Core => "core",
+            Suite::Auth => "auth",
+            Suite::Extensions => "extensions",
+            Suite::Backcompat => "backcompat",
+        }
+    }
+
+    /// The list named `name`, as the suite's CLI names it.
+    pub fn parse(name: &str) -> Option<Suite> {
+        Suite::ALL.into_iter().find(|s| s.as_str() == name)
     }
 }
 

@@ -38,7 +38,12 @@ async fn a_correct_client_passes_every_scenario_and_the_suites_files_are_written
     assert_eq!(output.status.code(), Some(0), "{text}");
     assert!(text.contains("PASSED   initialize"), "{text}");
     assert!(text.contains("PASSED   tools_call"), "{text}");
-    assert!(text.contains("2 of 2 scenario runs passed"), "{text}");
+    let runs = text.lines().filter(|l| l.starts_with("PASSED")).count();
+    assert!(runs >= 5, "{text}");
+    assert!(
+        text.contains(&format!("{runs} of {runs} scenario runs passed")),
+        "{text}"
+    );
     let checks: serde_json::Value = serde_json::from_slice(
         &std::fs::read(dir.join("tools_call/checks.json")).expect("checks.json"),
     )
@@ -100,4 +105,127 @@ async fn a_scenario_that_does_not_apply_at_the_revision_is_skipped_not_passed() 
     let text = stdout(&output);
     assert!(text.contains("SKIPPED  initialize"), "{text}");
     assert!(text.contains("0 of 0 scenario runs passed"), "{text}");
+}
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("check-client-{}-{name}", std::process::id()))
+}
+
+#[tokio::test]
+async fn a_suite_runs_its_scenarios_and_a_suite_not_graded_yet_is_refused() {
+    let client = example_client();
+    let client = client.to_str().expect("a UTF-8 path");
+
+    let core = check_client(&["--suite", "core"], &[client]).await;
+    let text = stdout(&core);
+    assert_eq!(core.status.code(), Some(0), "{text}");
+    assert!(text.contains("PASSED   sse-retry"), "{text}");
+    assert!(!text.contains("request-metadata"), "not in core: {text}");
+
+    let unknown = check_client(&["--suite", "nightly"], &[client]).await;
+    assert_eq!(unknown.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&unknown.stderr);
+    assert!(said.contains("`nightly` is not a suite"), "{said}");
+    assert!(said.contains("core"), "{said}");
+}
+
+#[tokio::test]
+async fn expected_failures_pass_a_known_failure_and_fail_a_new_or_stale_one() {
+    let baseline = temp("baseline.yaml");
+    let run = |yaml: &'static str| {
+        let baseline = baseline.clone();
+        async move {
+            std::fs::write(&baseline, yaml).expect("write the baseline");
+            let path = baseline.to_str().expect("UTF-8").to_string();
+            check_client(
+                &[
+                    "--scenario",
+                    "tools_call",
+                    "--scenario",
+                    "initialize",
+                    "--expected-failures",
+                    &path,
+                ],
+                &["sh", "-c", "exit 0"],
+            )
+            .await
+        }
+    };
+
+    // A client that does nothing fails both; the baseline lists both.
+    let known = run("client:\n  - tools_call\n  - initialize:mcp-client-initialization\n").await;
+    let text = stdout(&known);
+    assert_eq!(known.status.code(), Some(0), "{text}");
+    assert!(text.contains("  - tools_call"), "{text}");
+    assert!(
+        text.contains("  - initialize:mcp-client-initialization"),
+        "{text}"
+    );
+
+    let new = run("client:\n  - tools_call\n").await;
+    let text = stdout(&new);
+    assert_eq!(new.status.code(), Some(1), "{text}");
+    assert!(text.contains("Unexpected failures"), "{text}");
+    assert!(
+        text.contains("  - initialize:mcp-client-initialization"),
+        "{text}"
+    );
+
+    let bad = run("client:\n  - initialize: mcp-client-initialization\n").await;
+    assert_eq!(bad.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&bad.stderr);
+    assert!(said.contains("Remove the space after the colon"), "{said}");
+    let _ = std::fs::remove_file(&baseline);
+}
+
+#[tokio::test]
+async fn a_stale_baseline_entry_fails_the_run() {
+    let baseline = temp("stale.yaml");
+    std::fs::write(&baseline, "client:\n  - tools_call\n").expect("write the baseline");
+    let client = example_client();
+
+    let output = check_client(
+        &[
+            "--scenario",
+            "tools_call",
+            "--expected-failures",
+            baseline.to_str().expect("UTF-8"),
+        ],
+        &[client.to_str().expect("UTF-8")],
+    )
+    .await;
+
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("Stale baseline entries"), "{text}");
+    let _ = std::fs::remove_file(&baseline);
+}
+
+#[tokio::test]
+async fn junit_reports_a_case_per_run_with_the_failed_check() {
+    let junit = temp("junit.xml");
+
+    let output = check_client(
+        &[
+            "--scenario",
+            "tools_call",
+            "--scenario",
+            "initialize",
+            "--junit",
+            junit.to_str().expect("UTF-8"),
+        ],
+        &["sh", "-c", "exit 0"],
+    )
+    .await;
+
+    assert_eq!(output.status.code(), Some(1));
+    let xml = std::fs::read_to_string(&junit).expect("the JUnit file");
+    assert!(xml.contains(r#"tests="2""#), "{xml}");
+    assert!(xml.contains(r#"failures="2""#), "{xml}");
+    assert!(xml.contains(r#"name="tools_call@2025-11-25""#), "{xml}");
+    assert!(
+        xml.contains("FAILURE tool-add-numbers: Tool was not called by client"),
+        "{xml}"
+    );
+    let _ = std::fs::remove_file(&junit);
 }
