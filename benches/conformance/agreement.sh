@@ -32,7 +32,7 @@ clients=(
     "never-calls|node $here/clients/never-calls.mjs"
     "exits-1|$here/clients/exits-1.sh"
 )
-scenarios=(initialize tools_call)
+scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry request-metadata)
 
 verdict() { if [[ "$1" -eq 0 ]]; then echo PASS; else echo FAIL; fi; }
 now() { date +%s.%N; }
@@ -44,8 +44,8 @@ agree=0
 echo
 echo "conformance suite $suite_version ($(node --version)) against mcp-decoy $(cd "$repo" && git rev-parse --short HEAD)"
 echo
-printf '| %-18s | %-10s | %-5s | %-9s | %-5s |\n' client scenario suite mcp-decoy agree
-printf '|%s|%s|%s|%s|%s|\n' -------------------- ------------ ------- ----------- -------
+printf '| %-18s | %-36s | %-5s | %-9s | %-5s |\n' client scenario suite mcp-decoy agree
+printf '|%s|%s|%s|%s|%s|\n' -------------------- -------------------------------------- ------- ----------- -------
 for entry in "${clients[@]}"; do
     name="${entry%%|*}"
     command="${entry#*|}"
@@ -69,7 +69,7 @@ for entry in "${clients[@]}"; do
         same=no
         if [[ "$s" == "$d" ]]; then same=yes; agree=$((agree + 1)); fi
         rows=$((rows + 1))
-        printf '| %-18s | %-10s | %-5s | %-9s | %-5s |\n' "$name" "$scenario" "$s" "$d" "$same"
+        printf '| %-18s | %-36s | %-5s | %-9s | %-5s |\n' "$name" "$scenario" "$s" "$d" "$same"
     done
 done
 echo
