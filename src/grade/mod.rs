@@ -5,7 +5,7 @@
 //! verdict the suite's CLI gives.
 //!
 //! Scenarios graded so far: `initialize`, `tools_call`, `elicitation-sep1034-client-defaults`,
-//! `sse-retry` and `request-metadata` (see `docs/grading.md` for the
+//! `sse-retry`, `request-metadata` and `json-schema-ref-no-deref` (see `docs/grading.md` for the
 //! rest of the suite, still to come).
 //!
 //! # Example
@@ -121,6 +121,13 @@ impl Scenario {
     /// not apply at is graded anyway, as the suite's `--force` does.
     pub async fn start_at(&self, version: ProtocolVersion) -> Graded {
         let server = (self.play.serve)().start().await;
+        if let Err(error) = (self.play.prepare)(&server) {
+            // The scenario's own definitions are fixed: a refusal is a bug here, not input.
+            panic!(
+                "mcp-decoy: the scenario {} cannot be set up: {error}",
+                self.play.name
+            );
+        }
         Graded {
             scenario: *self,
             version,

@@ -3,6 +3,7 @@
 //! (`src/scenarios/client/*.ts` of `@modelcontextprotocol/conformance`) serves and checks.
 
 mod elicitation;
+mod json_schema;
 mod lifecycle;
 mod request_metadata;
 mod sse_retry;
@@ -12,7 +13,7 @@ use serde_json::Value;
 
 use super::check::{Check, CheckStatus};
 use crate::log::{Log, RpcKind, RpcMessage};
-use crate::{MockMcpServerBuilder, ProtocolVersion};
+use crate::{MockMcpServer, MockMcpServerBuilder, ProtocolVersion};
 
 /// One scenario: its name, where it applies on the spec timeline, what it serves and how it
 /// judges.
@@ -24,6 +25,8 @@ pub(super) struct Play {
     /// The suite's `core` list (tier 1 requirements) holds it.
     pub(super) core: bool,
     pub(super) serve: fn() -> MockMcpServerBuilder,
+    /// What the server needs once it listens (a tool naming its own address).
+    pub(super) prepare: fn(&MockMcpServer) -> Result<(), crate::Error>,
     pub(super) judge: fn(&Log) -> Vec<Check>,
     /// Whether the suite checks the client's messages against the schema in this scenario
     /// (`wire-schema-valid`): its scenario servers built on its mock server do, the ones
@@ -39,6 +42,7 @@ pub(super) const PLAYS: &[Play] = &[
         removed_in: Some(ProtocolVersion::V2026_07_28),
         core: true,
         serve: lifecycle::initialize_server,
+        prepare: nothing,
         judge: lifecycle::initialize_checks,
         wire: false,
     },
@@ -49,6 +53,7 @@ pub(super) const PLAYS: &[Play] = &[
         removed_in: None,
         core: true,
         serve: tools::tools_call_server,
+        prepare: nothing,
         judge: tools::tools_call_checks,
         wire: true,
     },
@@ -59,6 +64,7 @@ pub(super) const PLAYS: &[Play] = &[
         removed_in: Some(ProtocolVersion::V2026_07_28),
         core: true,
         serve: elicitation::server,
+        prepare: nothing,
         judge: elicitation::checks,
         wire: false,
     },
@@ -69,6 +75,7 @@ pub(super) const PLAYS: &[Play] = &[
         removed_in: Some(ProtocolVersion::V2026_07_28),
         core: true,
         serve: sse_retry::server,
+        prepare: nothing,
         judge: sse_retry::checks,
         wire: false,
     },
@@ -79,10 +86,26 @@ pub(super) const PLAYS: &[Play] = &[
         removed_in: None,
         core: false,
         serve: request_metadata::server,
+        prepare: nothing,
         judge: request_metadata::checks,
         wire: false,
     },
+    Play {
+        name: "json-schema-ref-no-deref",
+        description: "Tests that a client does not automatically dereference a network-URI `$ref` in a tool's inputSchema (SEP-2106)",
+        introduced_in: ProtocolVersion::V2026_07_28,
+        removed_in: None,
+        core: false,
+        serve: json_schema::server,
+        prepare: json_schema::prepare,
+        judge: json_schema::checks,
+        wire: false,
+    },
 ];
+
+fn nothing(_: &MockMcpServer) -> Result<(), crate::Error> {
+    Ok(())
+}
 
 /// The client's first request with `method`.
 fn first_request<'a>(log: &'a Log, method: &str) -> Option<&'a RpcMessage> {
