@@ -2,8 +2,9 @@
 //! is its last argument, the scenario is in `MCP_CONFORMANCE_SCENARIO`. It does what each
 //! scenario asks (`initialize`: connect and close; `tools_call`: call `add_numbers`;
 //! `elicitation-sep1034-client-defaults`: accept with the schema's defaults; `sse-retry`:
-//! call `test_reconnection`; `request-metadata`, `json-schema-ref-no-deref`: list tools; at 2026-07-28 it discovers
-//! instead of initializing), so
+//! call `test_reconnection`; `request-metadata`, `json-schema-ref-no-deref`: list tools;
+//! `json-schema-2020-12-preservation`: echo the schema it was given; at 2026-07-28 it
+//! discovers instead of initializing), so
 //! `mcp-decoy check-client -- target/debug/examples/conformance_client` grades it, as the
 //! suite's own CLI would.
 //!
@@ -72,6 +73,17 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
         // Listing is all these ask; rmcp never fetches a schema's network `$ref`.
         "request-metadata" | "json-schema-ref-no-deref" => {
             client.list_all_tools().await?;
+        }
+        // Echo the focal tool's schema as rmcp holds it: what it kept is what the grader sees.
+        "json-schema-2020-12-preservation" => {
+            let tools = client.list_all_tools().await?;
+            let focal = tools
+                .iter()
+                .find(|t| t.name == "json_schema_2020_12_tool")
+                .ok_or("the server lists no json_schema_2020_12_tool")?;
+            let schema = Value::Object((*focal.input_schema).clone());
+            let echoed = call(&client, "json_schema_echo", json!({ "schema": schema })).await?;
+            println!("{echoed}");
         }
         other => return Err(format!("no handler for scenario `{other}`").into()),
     }

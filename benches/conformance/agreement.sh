@@ -32,7 +32,8 @@ clients=(
     "never-calls|node $here/clients/never-calls.mjs"
     "exits-1|$here/clients/exits-1.sh"
 )
-scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry request-metadata)
+scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry request-metadata
+    json-schema-ref-no-deref json-schema-2020-12-preservation)
 
 verdict() { if [[ "$1" -eq 0 ]]; then echo PASS; else echo FAIL; fi; }
 now() { date +%s.%N; }

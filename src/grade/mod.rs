@@ -5,8 +5,9 @@
 //! verdict the suite's CLI gives.
 //!
 //! Scenarios graded so far: `initialize`, `tools_call`, `elicitation-sep1034-client-defaults`,
-//! `sse-retry`, `request-metadata` and `json-schema-ref-no-deref` (see `docs/grading.md` for the
-//! rest of the suite, still to come).
+//! `sse-retry`, `request-metadata`, `json-schema-ref-no-deref` and
+//! `json-schema-2020-12-preservation` (see `docs/grading.md` for the rest of the suite, still
+//! to come).
 //!
 //! # Example
 //! ```
@@ -236,7 +237,7 @@ impl Graded {
 
     fn judge(&self, client: Option<ClientRun>) -> Report {
         let log = self.server.log();
-        let mut checks = (self.scenario.play.judge)(&log);
+        let mut checks = (self.scenario.play.judge)(&log, self.version);
         if self.scenario.play.wire {
             checks.extend(wire::check(&log, self.version));
         }

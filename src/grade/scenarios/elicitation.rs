@@ -68,7 +68,7 @@ pub(super) fn server() -> MockMcpServerBuilder {
         )
 }
 
-pub(super) fn checks(log: &Log) -> Vec<Check> {
+pub(super) fn checks(log: &Log, _version: crate::ProtocolVersion) -> Vec<Check> {
     let asked = log
         .mcp()
         .from_server()

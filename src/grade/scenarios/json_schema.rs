@@ -45,7 +45,7 @@ pub(super) fn prepare(server: &MockMcpServer) -> Result<(), crate::Error> {
     )
 }
 
-pub(super) fn checks(log: &Log) -> Vec<Check> {
+pub(super) fn checks(log: &Log, _version: crate::ProtocolVersion) -> Vec<Check> {
     let listed = log.mcp().from_client().method("tools/list").count() > 0;
     let check = |description: &str, status| {
         Check::new(

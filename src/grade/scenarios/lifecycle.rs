@@ -23,7 +23,7 @@ pub(super) fn initialize_server() -> MockMcpServerBuilder {
         .version("1.0.0")
 }
 
-pub(super) fn initialize_checks(log: &Log) -> Vec<Check> {
+pub(super) fn initialize_checks(log: &Log, _version: crate::ProtocolVersion) -> Vec<Check> {
     let reference = || SpecReference::new(LIFECYCLE.0, LIFECYCLE.1);
     let description = "Validates that MCP client properly initializes with server";
     let Some(initialize) = first_request(log, "initialize") else {

@@ -5,6 +5,7 @@
 mod elicitation;
 mod json_schema;
 mod lifecycle;
+mod preservation;
 mod request_metadata;
 mod sse_retry;
 mod tools;
@@ -27,7 +28,8 @@ pub(super) struct Play {
     pub(super) serve: fn() -> MockMcpServerBuilder,
     /// What the server needs once it listens (a tool naming its own address).
     pub(super) prepare: fn(&MockMcpServer) -> Result<(), crate::Error>,
-    pub(super) judge: fn(&Log) -> Vec<Check>,
+    /// The checks, from the capture and the revision graded at.
+    pub(super) judge: fn(&Log, ProtocolVersion) -> Vec<Check>,
     /// Whether the suite checks the client's messages against the schema in this scenario
     /// (`wire-schema-valid`): its scenario servers built on its mock server do, the ones
     /// that answer raw HTTP by hand (`initialize`) do not.
@@ -100,6 +102,17 @@ pub(super) const PLAYS: &[Play] = &[
         prepare: json_schema::prepare,
         judge: json_schema::checks,
         wire: false,
+    },
+    Play {
+        name: "json-schema-2020-12-preservation",
+        description: "Validates client-side preservation of JSON Schema 2020-12 keywords (SEP-1613, SEP-2106)",
+        introduced_in: ProtocolVersion::V2025_11_25,
+        removed_in: None,
+        core: false,
+        serve: preservation::server,
+        prepare: nothing,
+        judge: preservation::checks,
+        wire: true,
     },
 ];
 

@@ -74,7 +74,7 @@ pub(super) fn server() -> MockMcpServerBuilder {
         )
 }
 
-pub(super) fn checks(log: &Log) -> Vec<Check> {
+pub(super) fn checks(log: &Log, _version: crate::ProtocolVersion) -> Vec<Check> {
     let mut checks = Latched::default();
     let mut observed = 0;
     for record in log.records() {

@@ -43,7 +43,7 @@ pub(super) fn server() -> MockMcpServerBuilder {
         .fault(FaultRule::on_tool(TOOL).fault(Fault::sse_polling(RETRY_MS)))
 }
 
-pub(super) fn checks(log: &Log) -> Vec<Check> {
+pub(super) fn checks(log: &Log, _version: crate::ProtocolVersion) -> Vec<Check> {
     let gets: Vec<(DateTime<Utc>, Option<&str>)> = log
         .records()
         .iter()

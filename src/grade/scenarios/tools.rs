@@ -25,7 +25,7 @@ pub(super) fn tools_call_server() -> MockMcpServerBuilder {
     )
 }
 
-pub(super) fn tools_call_checks(log: &Log) -> Vec<Check> {
+pub(super) fn tools_call_checks(log: &Log, _version: crate::ProtocolVersion) -> Vec<Check> {
     let reference = SpecReference::new(
         "MCP-Tools",
         "https://modelcontextprotocol.io/specification/2025-06-18/server/tools#calling-tools",
