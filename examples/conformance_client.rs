@@ -3,8 +3,9 @@
 //! scenario asks (`initialize`: connect and close; `tools_call`: call `add_numbers`;
 //! `elicitation-sep1034-client-defaults`: accept with the schema's defaults; `sse-retry`:
 //! call `test_reconnection`; `request-metadata`, `json-schema-ref-no-deref`: list tools;
-//! `json-schema-2020-12-preservation`: echo the schema it was given; at 2026-07-28 it
-//! discovers instead of initializing), so
+//! `json-schema-2020-12-preservation`: echo the schema it was given; the `http-*-headers`
+//! scenarios: use every tool, resource and prompt, or make the calls the context names; at
+//! 2026-07-28 it discovers instead of initializing), so
 //! `mcp-decoy check-client -- target/debug/examples/conformance_client` grades it, as the
 //! suite's own CLI would.
 //!
@@ -15,7 +16,8 @@
 
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ElicitationCapability, Implementation, ProtocolVersion,
+    ElicitationAction, ElicitationCapability, GetPromptRequestParams, Implementation,
+    ProtocolVersion, ReadResourceRequestParams,
 };
 use rmcp::service::{RequestContext, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -85,6 +87,44 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
             let echoed = call(&client, "json_schema_echo", json!({ "schema": schema })).await?;
             println!("{echoed}");
         }
+        // Touch every method the scenario expects a header on; rmcp sends `Mcp-Method` and
+        // `Mcp-Name` at 2026-07-28.
+        "http-standard-headers" => {
+            for tool in client.list_all_tools().await? {
+                println!("{}", call(&client, tool.name, json!({})).await?);
+            }
+            for resource in client.list_all_resources().await? {
+                let read = ReadResourceRequestParams::new(resource.uri.clone());
+                client.read_resource(read).await?;
+            }
+            for prompt in client.list_all_prompts().await? {
+                client
+                    .get_prompt(GetPromptRequestParams::new(prompt.name.clone()))
+                    .await?;
+            }
+        }
+        // The calls the context names; rmcp mirrors what `x-mcp-header` designates.
+        "http-custom-headers" => {
+            client.list_all_tools().await?;
+            let context: Value = serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT")?)?;
+            for planned in context["toolCalls"]
+                .as_array()
+                .ok_or("no toolCalls in the context")?
+            {
+                let name = planned["name"]
+                    .as_str()
+                    .ok_or("a tool call without a name")?;
+                let arguments = planned["arguments"].clone();
+                println!("{}", call(&client, name.to_string(), arguments).await?);
+            }
+        }
+        // rmcp drops a tool whose `x-mcp-header` is invalid; call what it kept.
+        "http-invalid-tool-headers" => {
+            for tool in client.list_all_tools().await? {
+                let arguments = json!({ "region": "us-west1" });
+                println!("{}", call(&client, tool.name, arguments).await?);
+            }
+        }
         other => return Err(format!("no handler for scenario `{other}`").into()),
     }
     client.cancel().await?;
@@ -94,7 +134,7 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
 /// Calls `tool` and gives the text of its first content block.
 async fn call(
     client: &RunningService<RoleClient, Handler>,
-    tool: &'static str,
+    tool: impl Into<std::borrow::Cow<'static, str>>,
     arguments: Value,
 ) -> Result<String, Box<dyn std::error::Error>> {
     let mut call = CallToolRequestParams::new(tool);

@@ -5,7 +5,8 @@
 //! verdict the suite's CLI gives.
 //!
 //! Scenarios graded so far: `initialize`, `tools_call`, `elicitation-sep1034-client-defaults`,
-//! `sse-retry`, `request-metadata`, `json-schema-ref-no-deref` and
+//! `sse-retry`, `request-metadata`, `http-standard-headers`, `http-custom-headers`,
+//! `http-invalid-tool-headers`, `json-schema-ref-no-deref` and
 //! `json-schema-2020-12-preservation` (see `docs/grading.md` for the rest of the suite, still
 //! to come).
 //!
@@ -129,10 +130,21 @@ impl Scenario {
                 self.play.name
             );
         }
+        // The suite puts the scenario's name first, for clients that parse the context as a
+        // union tagged by it.
+        let context = (self.play.context)(&server).map(|data| {
+            let mut context = serde_json::Map::new();
+            context.insert("name".into(), self.play.name.into());
+            if let serde_json::Value::Object(data) = data {
+                context.extend(data);
+            }
+            serde_json::Value::Object(context)
+        });
         Graded {
             scenario: *self,
             version,
             server,
+            context,
         }
     }
 }
@@ -189,6 +201,7 @@ pub struct Graded {
     scenario: Scenario,
     version: ProtocolVersion,
     server: MockMcpServer,
+    context: Option<serde_json::Value>,
 }
 
 impl Graded {
@@ -202,17 +215,28 @@ impl Graded {
         &self.server
     }
 
+    /// The scenario's data for the client, as the suite hands it over in
+    /// `MCP_CONFORMANCE_CONTEXT` (`{"name": scenario, ...}`): the calls to make, credentials,
+    /// keys. `None` for a scenario with none.
+    pub fn context(&self) -> Option<&serde_json::Value> {
+        self.context.as_ref()
+    }
+
     /// The suite's variables for the client process: `MCP_CONFORMANCE_SCENARIO` and
-    /// `MCP_CONFORMANCE_PROTOCOL_VERSION` (and `MCP_CONFORMANCE_CONTEXT` for a scenario with
-    /// credentials or keys to hand over).
+    /// `MCP_CONFORMANCE_PROTOCOL_VERSION`, and `MCP_CONFORMANCE_CONTEXT` for a scenario with
+    /// data to hand over ([`context`](Self::context)).
     pub fn env(&self) -> Vec<(&'static str, String)> {
-        vec![
+        let mut env = vec![
             ("MCP_CONFORMANCE_SCENARIO", self.scenario.name().to_string()),
             (
                 "MCP_CONFORMANCE_PROTOCOL_VERSION",
                 self.version.as_str().to_string(),
             ),
-        ]
+        ];
+        if let Some(context) = &self.context {
+            env.push(("MCP_CONFORMANCE_CONTEXT", context.to_string()));
+        }
+        env
     }
 
     /// The checks of what the client did so far, and the verdict.
@@ -241,6 +265,8 @@ impl Graded {
         if self.scenario.play.wire {
             checks.extend(wire::check(&log, self.version));
         }
-        Report::new(self.scenario.name(), self.version, checks, client, log)
+        let mut report = Report::new(self.scenario.name(), self.version, checks, client, log);
+        report.allow_client_error = self.scenario.play.allow_client_error;
+        report
     }
 }

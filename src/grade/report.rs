@@ -27,6 +27,9 @@ pub struct Report {
     pub client: Option<ClientRun>,
     #[serde(skip)]
     sent: String,
+    /// The scenario expects a client that gives up: its error exit fails nothing alone.
+    #[serde(skip)]
+    pub(super) allow_client_error: bool,
 }
 
 impl Report {
@@ -43,6 +46,7 @@ impl Report {
             checks,
             client,
             sent: describe_mcp(&log.mcp().from_client().records()),
+            allow_client_error: false,
         }
     }
 
@@ -53,9 +57,10 @@ impl Report {
     }
 
     /// What went wrong with the client's process, when the grader ran it: it could not
-    /// start, timed out, left processes running, or exited with an error.
+    /// start, timed out, left processes running, or exited with an error (unless the
+    /// scenario expects it to give up, as `http-invalid-tool-headers` does).
     pub fn client_problem(&self) -> Option<String> {
-        self.client.as_ref()?.problem(false)
+        self.client.as_ref()?.problem(self.allow_client_error)
     }
 
     /// The checks that fail the scenario, failures first, then warnings.

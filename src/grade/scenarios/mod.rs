@@ -2,18 +2,20 @@
 //! the checks it reads from the capture, as the suite's scenario server
 //! (`src/scenarios/client/*.ts` of `@modelcontextprotocol/conformance`) serves and checks.
 
+mod custom_headers;
 mod elicitation;
 mod json_schema;
 mod lifecycle;
 mod preservation;
 mod request_metadata;
 mod sse_retry;
+mod standard_headers;
 mod tools;
 
 use serde_json::Value;
 
 use super::check::{Check, CheckStatus};
-use crate::log::{Log, RpcKind, RpcMessage};
+use crate::log::{Entry, HttpExchange, HttpKind, Log, RpcKind, RpcMessage};
 use crate::{MockMcpServer, MockMcpServerBuilder, ProtocolVersion};
 
 /// One scenario: its name, where it applies on the spec timeline, what it serves and how it
@@ -28,6 +30,12 @@ pub(super) struct Play {
     pub(super) serve: fn() -> MockMcpServerBuilder,
     /// What the server needs once it listens (a tool naming its own address).
     pub(super) prepare: fn(&MockMcpServer) -> Result<(), crate::Error>,
+    /// The scenario's data for the client (`MCP_CONFORMANCE_CONTEXT`, less its `name`), from
+    /// the server once it listens; `None` when the suite hands over none.
+    pub(super) context: fn(&MockMcpServer) -> Option<Value>,
+    /// A client that exits with an error does not fail the scenario on that alone (the
+    /// suite's `allowClientError`: the scenario expects a client to give up).
+    pub(super) allow_client_error: bool,
     /// The checks, from the capture and the revision graded at.
     pub(super) judge: fn(&Log, ProtocolVersion) -> Vec<Check>,
     /// Whether the suite checks the client's messages against the schema in this scenario
@@ -45,6 +53,8 @@ pub(super) const PLAYS: &[Play] = &[
         core: true,
         serve: lifecycle::initialize_server,
         prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
         judge: lifecycle::initialize_checks,
         wire: false,
     },
@@ -56,6 +66,8 @@ pub(super) const PLAYS: &[Play] = &[
         core: true,
         serve: tools::tools_call_server,
         prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
         judge: tools::tools_call_checks,
         wire: true,
     },
@@ -67,6 +79,8 @@ pub(super) const PLAYS: &[Play] = &[
         core: true,
         serve: elicitation::server,
         prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
         judge: elicitation::checks,
         wire: false,
     },
@@ -78,6 +92,8 @@ pub(super) const PLAYS: &[Play] = &[
         core: true,
         serve: sse_retry::server,
         prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
         judge: sse_retry::checks,
         wire: false,
     },
@@ -89,7 +105,48 @@ pub(super) const PLAYS: &[Play] = &[
         core: false,
         serve: request_metadata::server,
         prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
         judge: request_metadata::checks,
+        wire: false,
+    },
+    Play {
+        name: "http-standard-headers",
+        description: "Tests that client includes Mcp-Method and Mcp-Name headers on HTTP POST requests (SEP-2243)",
+        introduced_in: ProtocolVersion::V2026_07_28,
+        removed_in: None,
+        core: false,
+        serve: standard_headers::server,
+        prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
+        judge: standard_headers::checks,
+        wire: false,
+    },
+    Play {
+        name: "http-custom-headers",
+        description: "Tests that client mirrors x-mcp-header tool parameters into Mcp-Param headers with correct encoding (SEP-2243)",
+        introduced_in: ProtocolVersion::V2026_07_28,
+        removed_in: None,
+        core: false,
+        serve: custom_headers::server,
+        prepare: nothing,
+        context: custom_headers::context,
+        allow_client_error: false,
+        judge: custom_headers::checks,
+        wire: false,
+    },
+    Play {
+        name: "http-invalid-tool-headers",
+        description: "Tests that client rejects tools with invalid x-mcp-header annotations (SEP-2243)",
+        introduced_in: ProtocolVersion::V2026_07_28,
+        removed_in: None,
+        core: false,
+        serve: custom_headers::invalid_server,
+        prepare: nothing,
+        context: no_context,
+        allow_client_error: true,
+        judge: custom_headers::invalid_checks,
         wire: false,
     },
     Play {
@@ -100,6 +157,8 @@ pub(super) const PLAYS: &[Play] = &[
         core: false,
         serve: json_schema::server,
         prepare: json_schema::prepare,
+        context: no_context,
+        allow_client_error: false,
         judge: json_schema::checks,
         wire: false,
     },
@@ -111,6 +170,8 @@ pub(super) const PLAYS: &[Play] = &[
         core: false,
         serve: preservation::server,
         prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
         judge: preservation::checks,
         wire: true,
     },
@@ -118,6 +179,50 @@ pub(super) const PLAYS: &[Play] = &[
 
 fn nothing(_: &MockMcpServer) -> Result<(), crate::Error> {
     Ok(())
+}
+
+fn no_context(_: &MockMcpServer) -> Option<Value> {
+    None
+}
+
+/// The client's POSTs whose body is JSON, with it, oldest first (a body that is not JSON is
+/// kept as text: the suite answers it a parse error and judges nothing).
+fn posts(log: &Log) -> Vec<(&HttpExchange, &Value)> {
+    log.records()
+        .iter()
+        .filter_map(|record| match &record.entry {
+            Entry::Http(h) if h.kind == HttpKind::Exchange && h.method == "POST" => {
+                let body = h.request_body.as_ref()?.value();
+                (!body.is_string()).then_some((h, body))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// JavaScript's `String(value)`, as the suite prints a value it compares.
+fn js_string(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 9e15 => format!("{}", f as i64),
+            _ => n.to_string(),
+        },
+        Value::Array(items) => items
+            .iter()
+            .map(|v| {
+                if v.is_null() {
+                    String::new()
+                } else {
+                    js_string(v)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Object(_) => "[object Object]".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => "null".into(),
+    }
 }
 
 /// The client's first request with `method`.
