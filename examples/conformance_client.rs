@@ -3,7 +3,8 @@
 //! scenario asks (`initialize`: connect and close; `tools_call`: call `add_numbers`;
 //! `elicitation-sep1034-client-defaults`: accept with the schema's defaults; `sse-retry`:
 //! call `test_reconnection`; `request-metadata`, `json-schema-ref-no-deref`: list tools;
-//! `json-schema-2020-12-preservation`: echo the schema it was given; the `http-*-headers`
+//! `json-schema-2020-12-preservation`: echo the schema it was given;
+//! `sep-2322-client-request-state`: call the four tools, answering each round; the `http-*-headers`
 //! scenarios: use every tool, resource and prompt, or make the calls the context names; at
 //! 2026-07-28 it discovers instead of initializing), so
 //! `mcp-decoy check-client -- target/debug/examples/conformance_client` grades it, as the
@@ -86,6 +87,17 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
             let schema = Value::Object((*focal.input_schema).clone());
             let echoed = call(&client, "json_schema_echo", json!({ "schema": schema })).await?;
             println!("{echoed}");
+        }
+        // rmcp answers each input_required round with the handler and retries the call.
+        "sep-2322-client-request-state" => {
+            for tool in [
+                "test_mrtr_echo_state",
+                "test_mrtr_unrelated",
+                "test_mrtr_no_state",
+                "test_mrtr_no_result_type",
+            ] {
+                println!("{}", call(&client, tool, json!({})).await?);
+            }
         }
         // Touch every method the scenario expects a header on; rmcp sends `Mcp-Method` and
         // `Mcp-Name` at 2026-07-28.

@@ -33,7 +33,7 @@ clients=(
     "exits-1|$here/clients/exits-1.sh"
 )
 scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry request-metadata
-    http-standard-headers http-custom-headers http-invalid-tool-headers
+    sep-2322-client-request-state http-standard-headers http-custom-headers http-invalid-tool-headers
     json-schema-ref-no-deref json-schema-2020-12-preservation)
 
 verdict() { if [[ "$1" -eq 0 ]]; then echo PASS; else echo FAIL; fi; }

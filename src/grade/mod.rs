@@ -4,11 +4,10 @@
 //! the suite's checks (ids, statuses, spec references) read from the capture, with the
 //! verdict the suite's CLI gives.
 //!
-//! Scenarios graded so far: `initialize`, `tools_call`, `elicitation-sep1034-client-defaults`,
-//! `sse-retry`, `request-metadata`, `http-standard-headers`, `http-custom-headers`,
-//! `http-invalid-tool-headers`, `json-schema-ref-no-deref` and
-//! `json-schema-2020-12-preservation` (see `docs/grading.md` for the rest of the suite, still
-//! to come).
+//! Scenarios graded so far: every one of the suite's that is not `auth/*` (`initialize`,
+//! `tools_call`, `elicitation-sep1034-client-defaults`, `sse-retry`, `request-metadata`,
+//! `sep-2322-client-request-state`, the three `http-*-headers`, `json-schema-ref-no-deref`,
+//! `json-schema-2020-12-preservation`); see `docs/grading.md` for the rest, still to come.
 //!
 //! # Example
 //! ```

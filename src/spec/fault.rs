@@ -55,6 +55,10 @@ pub enum Fault {
     /// The response carries an id the client never used: a numeric id plus 1,000,000, a
     /// string id with `-wrong` appended.
     WrongId,
+    /// A 2026-07-28 result without its `resultType`, as a server of an earlier revision
+    /// sends it (`basic/index.mdx`: a client MUST read an absent `resultType` as
+    /// `"complete"`). Does not fire on a legacy session, whose results have none.
+    OmitResultType,
     /// The response is sent twice: two events (with distinct ids) on an event stream. A JSON
     /// answer has one body, so the copy goes on the session's GET stream (queued until the
     /// client opens it); a 2026-07-28 request, which has no GET stream, gets a JSON array
@@ -267,6 +271,7 @@ impl Fault {
             Fault::HangingStream => "hanging_stream".into(),
             Fault::CloseConnection => "close_connection".into(),
             Fault::WrongId => "wrong_id".into(),
+            Fault::OmitResultType => "omit_result_type".into(),
             Fault::DuplicateResponse => "duplicate_response".into(),
             Fault::NotificationFlood { count } => format!("notification_flood {count}"),
             Fault::ExpireSession => "expire_session".into(),

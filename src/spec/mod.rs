@@ -138,6 +138,11 @@ pub struct ToolSpec {
     /// clients drop the tool); the server checks them otherwise.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_invalid_headers: bool,
+    /// A 2026-07-28 `input_required` result of this tool carries no `requestState`, which
+    /// `basic/patterns/mrtr.mdx` lets a server leave out: the retry's `inputResponses` are
+    /// all it gets, so the script's `ask` steps must all come first (one round).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub omit_request_state: bool,
     /// Alternative answers chosen per call (conditions, sequences, faults), checked in order
     /// before the tool's own template, which is the fallback.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -186,6 +191,7 @@ impl ToolSpec {
             icons: None,
             meta: None,
             allow_invalid_headers: false,
+            omit_request_state: false,
             responses: Vec::new(),
             task: None,
         }

@@ -222,6 +222,58 @@ async fn the_request_state_round_trips_and_the_retry_completes_with_state_ok() {
     assert!(retry.text().contains("state-ok"), "{}", retry.text());
 }
 
+// mrtr.mdx: `requestState` is optional; with none, the client's retry carries only its
+// `inputResponses`.
+#[tokio::test]
+async fn a_tool_without_request_state_answers_none_and_completes_from_the_responses() {
+    let server = MockMcpServer::builder()
+        .tool(
+            Tool::new("confirm")
+                .ask("ok", AskMethod::Elicitation, json!({
+                    "message": "Continue?",
+                    "requestedSchema": { "type": "object", "properties": { "ok": { "type": "boolean" } } }
+                }))
+                .without_request_state()
+                .respond_with(json!({ "content": [{ "type": "text", "text": "ok=${answers.ok.content.ok}" }] })),
+        )
+        .start()
+        .await;
+
+    let first = call(&server.url(), 1, "confirm", json!({})).await;
+    assert!(first.input_requests().contains_key("ok"));
+    assert!(
+        first.result().get("requestState").is_none(),
+        "{}",
+        first.result()
+    );
+    let retry = call(
+        &server.url(),
+        2,
+        "confirm",
+        json!({ "inputResponses": { "ok": accept(json!({ "ok": true })) } }),
+    )
+    .await;
+
+    assert_eq!(retry.text(), "ok=true");
+}
+
+#[tokio::test]
+async fn without_request_state_refuses_an_ask_after_another_step() {
+    let outcome = MockMcpServer::builder()
+        .tool(
+            Tool::new("late")
+                .log(LogLevel::Info, json!("first"))
+                .ask("ok", AskMethod::Roots, Value::Null)
+                .without_request_state(),
+        )
+        .try_start()
+        .await;
+
+    let error = outcome.expect_err("refused").to_string();
+    assert!(error.contains("omitRequestState"), "{error}");
+    assert!(error.contains("step 1 asks after step 0"), "{error}");
+}
+
 #[tokio::test]
 async fn consecutive_asks_form_one_round_with_elicitation_sampling_and_roots() {
     let server = conformance().await;

@@ -71,7 +71,14 @@ pub(crate) async fn call(ctx: &RequestCtx) -> Result<Value, RpcError> {
         Ok(()) => {}
         Err(Stop::Render(problem)) => return Ok(template::failure(vec![problem]).result),
         Err(Stop::Client(problem)) => return Ok(script_failure(&problem)),
-        Err(Stop::InputRequired(result)) => return Ok(result),
+        Err(Stop::InputRequired(mut result)) => {
+            if tool.omit_request_state
+                && let Some(result) = result.as_object_mut()
+            {
+                result.remove("requestState");
+            }
+            return Ok(result);
+        }
         Err(Stop::Refused(error) | Stop::Failed(error)) => return Err(error),
     }
     // The response the transport picked (see `responses::choose`) may bring its own result.

@@ -91,6 +91,7 @@ pub(crate) async fn answer(engine: &Arc<Engine>, inbound: &Inbound, batch: Vec<V
                     session: true,
                     stream: false,
                     byte_stream: !inbound.transport.is_http(),
+                    modern: false,
                 };
                 let target = Target::of(engine, Method::parse(&method), &params);
                 let request = Received::new(

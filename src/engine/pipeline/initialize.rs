@@ -66,6 +66,7 @@ pub(crate) async fn answer(
         session: false,
         stream: false,
         byte_stream: !inbound.transport.is_http(),
+        modern: false,
     };
     let plan = plan::rules(engine, INITIALIZE, &params, setting);
     plan.note(&record);

@@ -33,6 +33,8 @@ pub(crate) struct Setting {
     pub(crate) stream: bool,
     /// The request came over a byte stream (`Exit`, `SplitMessage`, `StderrFlood` need one).
     pub(crate) byte_stream: bool,
+    /// A 2026-07-28 request, whose result has a `resultType` to leave out.
+    pub(crate) modern: bool,
 }
 
 /// What happens to one request on its way to its answer.
@@ -117,6 +119,7 @@ impl Plan {
             Fault::Exit { .. } | Fault::SplitMessage { .. } | Fault::StderrFlood { .. } => {
                 setting.byte_stream
             }
+            Fault::OmitResultType => setting.modern,
             _ => true,
         });
         self
@@ -185,12 +188,20 @@ impl Plan {
         }
     }
 
-    /// Changes the response itself ([`Fault::WrongId`]).
+    /// Changes the response itself ([`Fault::WrongId`], [`Fault::OmitResultType`]).
     pub(crate) fn rewrite(&self, response: &mut Value) {
-        if matches!(self.fault, Some(Fault::WrongId)) {
-            if let Some(id) = response.get_mut("id") {
-                *id = wrong_id(id);
+        match self.fault {
+            Some(Fault::WrongId) => {
+                if let Some(id) = response.get_mut("id") {
+                    *id = wrong_id(id);
+                }
             }
+            Some(Fault::OmitResultType) => {
+                if let Some(result) = response.get_mut("result").and_then(Value::as_object_mut) {
+                    result.remove("resultType");
+                }
+            }
+            _ => {}
         }
     }
 

@@ -35,6 +35,7 @@ pub(crate) async fn serve(
         session: legacy_session,
         stream: inbound.accepts_stream,
         byte_stream: !inbound.transport.is_http(),
+        modern: request.session.version.is_modern(),
     };
     let plan = plan::plan(engine, &request, setting);
     plan.note(&request.record);

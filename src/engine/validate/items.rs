@@ -12,7 +12,7 @@ use crate::engine::schema;
 use crate::engine::template;
 use crate::engine::uri_template::UriTemplate;
 use crate::error::{Error, ItemKind};
-use crate::spec::{PromptSpec, ResourceSpec, ResourceTemplateSpec, ServerSpec, ToolSpec};
+use crate::spec::{PromptSpec, ResourceSpec, ResourceTemplateSpec, ServerSpec, Step, ToolSpec};
 
 /// Items of one kind a server may hold: a catalog edited in a loop (or over the app's REST
 /// API) must not grow without bound.
@@ -352,8 +352,39 @@ pub(crate) fn tool(spec: &ToolSpec) -> Result<(), Error> {
         field: "script",
         reason,
     })?;
+    one_stateless_round(spec)?;
     task(spec)?;
     super::responses::validate(spec)
+}
+
+/// Without `requestState` a retry replays the script from its start, so only asks that lead
+/// it (one round) can be answered from `inputResponses` alone.
+fn one_stateless_round(spec: &ToolSpec) -> Result<(), Error> {
+    if !spec.omit_request_state {
+        return Ok(());
+    }
+    let first_other = spec
+        .script
+        .iter()
+        .position(|step| !matches!(step, Step::Ask { .. }))
+        .unwrap_or(spec.script.len());
+    match spec.script[first_other..]
+        .iter()
+        .position(|step| matches!(step, Step::Ask { .. }))
+    {
+        Some(late) => Err(Error::Invalid {
+            kind: ItemKind::Tool,
+            name: spec.name.clone(),
+            field: "omitRequestState",
+            reason: format!(
+                "needs every ask step at the start of the script, before any other step \
+                 (step {} asks after step {first_other}): without requestState a retry starts \
+                 the script over, so only one leading round of asks can be answered",
+                first_other + late
+            ),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// 1-128 characters of `A-Z a-z 0-9 _ - .` (spec `Tool.name` guidance, product guide).

@@ -7,7 +7,7 @@ use base64::Engine as _;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use serde_json::{Value, json};
 
-use super::{js_string, posts};
+use super::{js_string, posts, truthy};
 use crate::grade::check::{Check, CheckStatus, SpecReference};
 use crate::log::{HttpExchange, Log};
 use crate::{MockMcpServer, MockMcpServerBuilder, ProtocolVersion, Tool};
@@ -356,14 +356,7 @@ fn param_check(exchange: &HttpExchange, header: &str, value: &Value, kind: &str)
     let raw = exchange.request_header(&format!("mcp-param-{}", header.to_ascii_lowercase()));
     let expected = if kind == "boolean" {
         // The suite writes any value of a boolean parameter by its truthiness.
-        let truthy = match value {
-            Value::Bool(b) => *b,
-            Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
-            Value::String(s) => !s.is_empty(),
-            Value::Null => false,
-            Value::Array(_) | Value::Object(_) => true,
-        };
-        truthy.to_string()
+        truthy(value).to_string()
     } else {
         js_string(value)
     };
@@ -544,6 +537,15 @@ fn invalid_tools() -> Vec<(&'static str, &'static str, &'static str, Value)> {
             primitive,
             "x-mcp-header MUST only be on primitive types (MUST be rejected)",
             one("nil", json!({ "type": "null", "x-mcp-header": "Nil" })),
+        ),
+        (
+            "invalid_number_header",
+            primitive,
+            "x-mcp-header MUST NOT be on number type (MUST be rejected)",
+            one(
+                "score",
+                json!({ "type": "number", "x-mcp-header": "Score" }),
+            ),
         ),
         (
             "invalid_duplicate_same_case",

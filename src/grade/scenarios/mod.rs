@@ -8,6 +8,7 @@ mod json_schema;
 mod lifecycle;
 mod preservation;
 mod request_metadata;
+mod request_state;
 mod sse_retry;
 mod standard_headers;
 mod tools;
@@ -111,6 +112,19 @@ pub(super) const PLAYS: &[Play] = &[
         wire: false,
     },
     Play {
+        name: "sep-2322-client-request-state",
+        description: "Tests client MRTR behavior: requestState echo, no-state omission, and JSON-RPC id uniqueness (SEP-2322)",
+        introduced_in: ProtocolVersion::V2026_07_28,
+        removed_in: None,
+        core: false,
+        serve: request_state::server,
+        prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
+        judge: request_state::checks,
+        wire: false,
+    },
+    Play {
         name: "http-standard-headers",
         description: "Tests that client includes Mcp-Method and Mcp-Name headers on HTTP POST requests (SEP-2243)",
         introduced_in: ProtocolVersion::V2026_07_28,
@@ -198,6 +212,17 @@ fn posts(log: &Log) -> Vec<(&HttpExchange, &Value)> {
             _ => None,
         })
         .collect()
+}
+
+/// JavaScript truthiness, as the suite tests a member it reads.
+fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
 }
 
 /// JavaScript's `String(value)`, as the suite prints a value it compares.

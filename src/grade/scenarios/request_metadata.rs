@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::Latched;
+use super::{Latched, truthy};
 use crate::grade::check::{Check, CheckStatus, SpecReference};
 use crate::log::{Entry, HttpKind, Log};
 use crate::{Fault, FaultRule, MockMcpServer, MockMcpServerBuilder, ProtocolVersion};
@@ -231,15 +231,4 @@ pub(super) fn checks(log: &Log, _version: crate::ProtocolVersion) -> Vec<Check> 
 
 fn pass_if(ok: bool, otherwise: CheckStatus) -> CheckStatus {
     if ok { CheckStatus::Success } else { otherwise }
-}
-
-/// JavaScript truthiness, as the suite tests a `_meta` member.
-fn truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(_) | Value::Object(_) => true,
-    }
 }

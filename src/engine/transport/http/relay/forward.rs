@@ -175,6 +175,7 @@ async fn fault(engine: &Arc<Engine>, records: &mut Exchange, body: &[u8]) -> Opt
         session: false,
         stream: false,
         byte_stream: false,
+        modern: false,
     };
     let planned = rules(engine, method, &params, setting);
     if let Some(recorder) = records.single() {
