@@ -5,7 +5,8 @@
 //! call `test_reconnection`; `request-metadata`, `json-schema-ref-no-deref`: list tools;
 //! `json-schema-2020-12-preservation`: echo the schema it was given;
 //! `sep-2322-client-request-state`: call the four tools, answering each round; the `http-*-headers`
-//! scenarios: use every tool, resource and prompt, or make the calls the context names; at
+//! scenarios: use every tool, resource and prompt, or make the calls the context names;
+//! `auth/*`: rmcp's OAuth flow from the 401, then `test-tool` with the token; at
 //! 2026-07-28 it discovers instead of initializing), so
 //! `mcp-decoy check-client -- target/debug/examples/conformance_client` grades it, as the
 //! suite's own CLI would.
@@ -22,6 +23,8 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::auth::{AuthClient, AuthorizationRequest, OAuthState};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData, ServiceExt};
 use serde_json::{Map, Value, json};
 
@@ -41,6 +44,9 @@ async fn main() {
 }
 
 async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>> {
+    if scenario.starts_with("auth/") {
+        return authorized(url).await;
+    }
     let transport = StreamableHttpClientTransport::from_uri(url.to_string());
     let mut capabilities = ClientCapabilities::default();
     capabilities.elicitation = Some(ElicitationCapability::new());
@@ -139,6 +145,78 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
         }
         other => return Err(format!("no handler for scenario `{other}`").into()),
     }
+    client.cancel().await?;
+    Ok(())
+}
+
+/// The redirect URI this client uses, one the pre-registration scenario registered.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+
+/// An `auth/*` scenario: rmcp's OAuth flow from the server's 401 (discovery, registration or
+/// the context's pre-registered credentials, authorization, code exchange), the consent
+/// approved by following the redirect as a browser would; then a session with the token
+/// that lists the tools and calls `test-tool`.
+async fn authorized(url: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()?;
+    let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": { "name": "conformance-client", "version": "1.0.0" } } });
+    let first = http
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .json(&initialize)
+        .send()
+        .await?;
+    let mut request = AuthorizationRequest::new(REDIRECT_URI)
+        .with_client_name("conformance-client")
+        .with_initial_scope_selection();
+    if let Some(challenge) = first.headers().get("www-authenticate") {
+        request = request.with_challenge(challenge.to_str()?);
+    }
+    if let Ok(context) = std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        let context: Value = serde_json::from_str(&context)?;
+        if let Some(id) = context["client_id"].as_str() {
+            request = request.with_preregistered_client(id);
+        }
+        if let Some(secret) = context["client_secret"].as_str() {
+            request = request.with_client_secret(secret);
+        }
+    }
+    let mut state = OAuthState::new(url, None).await?;
+    state.start_authorization(request).await?;
+    let consent = http
+        .get(state.get_authorization_url().await?)
+        .send()
+        .await?;
+    let callback = consent
+        .headers()
+        .get("location")
+        .ok_or("the authorization endpoint did not redirect")?
+        .to_str()?
+        .to_string();
+    state.handle_callback_url(&callback).await?;
+    let auth = AuthClient::new(
+        reqwest::Client::default(),
+        state
+            .into_authorization_manager()
+            .ok_or("rmcp is not authorized after the code exchange")?,
+    );
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
+    let transport = StreamableHttpClientTransport::with_client(auth, config);
+    let client = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("conformance-client", "1.0.0"),
+    )
+    .serve(transport)
+    .await?;
+    client.list_all_tools().await?;
+    let result = client
+        .call_tool(CallToolRequestParams::new("test-tool"))
+        .await?;
+    let text = result.content.first().and_then(|c| c.as_text());
+    println!("{}", text.map(|t| t.text.as_str()).unwrap_or_default());
     client.cancel().await?;
     Ok(())
 }

@@ -34,7 +34,9 @@ clients=(
 )
 scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry request-metadata
     sep-2322-client-request-state http-standard-headers http-custom-headers http-invalid-tool-headers
-    json-schema-ref-no-deref json-schema-2020-12-preservation)
+    json-schema-ref-no-deref json-schema-2020-12-preservation auth/metadata-default auth/metadata-var1
+    auth/metadata-var2 auth/metadata-var3 auth/token-endpoint-auth-basic auth/token-endpoint-auth-post
+    auth/token-endpoint-auth-none auth/pre-registration)
 
 verdict() { if [[ "$1" -eq 0 ]]; then echo PASS; else echo FAIL; fi; }
 now() { date +%s.%N; }
@@ -52,15 +54,16 @@ for entry in "${clients[@]}"; do
     name="${entry%%|*}"
     command="${entry#*|}"
     for scenario in "${scenarios[@]}"; do
+        slug="${scenario//\//-}"
         start="$(now)"
         set +e
         (cd "$work" && conformance client --command "$command" --scenario "$scenario" \
-            -o "$work/suite/$name" >"$work/suite-$name-$scenario.log" 2>&1)
+            -o "$work/suite/$name" >"$work/suite-$name-$slug.log" 2>&1)
         suite_rc=$?
         middle="$(now)"
         # shellcheck disable=SC2086 # the command's words are its program and arguments
         "$decoy" check-client --scenario "$scenario" -o "$work/decoy/$name" -- $command \
-            >"$work/decoy-$name-$scenario.log" 2>&1
+            >"$work/decoy-$name-$slug.log" 2>&1
         decoy_rc=$?
         set -e
         end="$(now)"

@@ -324,6 +324,12 @@ pub struct ServerSpec {
     /// arrives, as a server under test of a client should unless asked.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub validate_arguments: bool,
+    /// Keep OAuth codes, tokens, client secrets, PKCE verifiers and `Authorization` header
+    /// values unmasked in the capture. Off by default: a log, a snapshot or the app's UI
+    /// shows `[redacted]`; a grader that must check a PKCE verifier or a Basic credential
+    /// turns it on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub capture_secrets: bool,
     /// Replay a recorded session (a cassette) instead of serving the catalog: requests are
     /// answered as the recorded server answered them; see [`ReplaySpec`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -380,6 +386,7 @@ impl ServerSpec {
             auth: None,
             stdio: StdioSpec::default(),
             validate_arguments: false,
+            capture_secrets: false,
             replay: None,
             upstream: None,
             upstream_auth_hosts: Vec::new(),

@@ -2,6 +2,7 @@
 //! the checks it reads from the capture, as the suite's scenario server
 //! (`src/scenarios/client/*.ts` of `@modelcontextprotocol/conformance`) serves and checks.
 
+mod auth;
 mod custom_headers;
 mod elicitation;
 mod json_schema;
@@ -17,6 +18,7 @@ use serde_json::Value;
 
 use super::check::{Check, CheckStatus};
 use crate::log::{Entry, HttpExchange, HttpKind, Log, RpcKind, RpcMessage};
+use crate::oauth::AuthScenario;
 use crate::{MockMcpServer, MockMcpServerBuilder, ProtocolVersion};
 
 /// One scenario: its name, where it applies on the spec timeline, what it serves and how it
@@ -112,6 +114,110 @@ pub(super) const PLAYS: &[Play] = &[
         wire: false,
     },
     Play {
+        name: "auth/metadata-default",
+        description: "Tests Basic OAuth metadata discovery flow.",
+        introduced_in: ProtocolVersion::V2025_11_25,
+        removed_in: None,
+        core: true,
+        serve: serve_metadata_default,
+        prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
+        judge: auth::metadata_default_checks,
+        wire: false,
+    },
+    Play {
+        name: "auth/metadata-var1",
+        description: "Tests Basic OAuth metadata discovery flow.",
+        introduced_in: ProtocolVersion::V2025_11_25,
+        removed_in: None,
+        core: true,
+        serve: serve_metadata_var1,
+        prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
+        judge: auth::metadata_var1_checks,
+        wire: false,
+    },
+    Play {
+        name: "auth/metadata-var2",
+        description: "Tests Basic OAuth metadata discovery flow.",
+        introduced_in: ProtocolVersion::V2025_11_25,
+        removed_in: None,
+        core: true,
+        serve: serve_metadata_var2,
+        prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
+        judge: auth::metadata_var2_checks,
+        wire: false,
+    },
+    Play {
+        name: "auth/metadata-var3",
+        description: "Tests Basic OAuth metadata discovery flow.",
+        introduced_in: ProtocolVersion::V2025_11_25,
+        removed_in: None,
+        core: true,
+        serve: serve_metadata_var3,
+        prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
+        judge: auth::metadata_var3_checks,
+        wire: false,
+    },
+    Play {
+        name: "auth/token-endpoint-auth-basic",
+        description: "Tests that client uses HTTP Basic authentication (client_secret_basic) when server only supports client_secret_basic",
+        introduced_in: ProtocolVersion::V2025_06_18,
+        removed_in: None,
+        core: true,
+        serve: serve_token_endpoint_auth_basic,
+        prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
+        judge: auth::token_auth_basic_checks,
+        wire: false,
+    },
+    Play {
+        name: "auth/token-endpoint-auth-post",
+        description: "Tests that client uses client_secret_post when server only supports client_secret_post",
+        introduced_in: ProtocolVersion::V2025_06_18,
+        removed_in: None,
+        core: true,
+        serve: serve_token_endpoint_auth_post,
+        prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
+        judge: auth::token_auth_post_checks,
+        wire: false,
+    },
+    Play {
+        name: "auth/token-endpoint-auth-none",
+        description: "Tests that client uses no authentication (public client) when server only supports none",
+        introduced_in: ProtocolVersion::V2025_06_18,
+        removed_in: None,
+        core: true,
+        serve: serve_token_endpoint_auth_none,
+        prepare: nothing,
+        context: no_context,
+        allow_client_error: false,
+        judge: auth::token_auth_none_checks,
+        wire: false,
+    },
+    Play {
+        name: "auth/pre-registration",
+        description: "Tests OAuth flow with pre-registered client credentials. Server does not support DCR.",
+        introduced_in: ProtocolVersion::V2025_11_25,
+        removed_in: None,
+        core: true,
+        serve: serve_pre_registration,
+        prepare: nothing,
+        context: auth::pre_registration_context,
+        allow_client_error: false,
+        judge: auth::pre_registration_checks,
+        wire: false,
+    },
+    Play {
         name: "sep-2322-client-request-state",
         description: "Tests client MRTR behavior: requestState echo, no-state omission, and JSON-RPC id uniqueness (SEP-2322)",
         introduced_in: ProtocolVersion::V2026_07_28,
@@ -190,6 +296,38 @@ pub(super) const PLAYS: &[Play] = &[
         wire: true,
     },
 ];
+
+fn serve_metadata_default() -> MockMcpServerBuilder {
+    auth::server(AuthScenario::MetadataDefault)
+}
+
+fn serve_metadata_var1() -> MockMcpServerBuilder {
+    auth::server(AuthScenario::MetadataVar1)
+}
+
+fn serve_metadata_var2() -> MockMcpServerBuilder {
+    auth::server(AuthScenario::MetadataVar2)
+}
+
+fn serve_metadata_var3() -> MockMcpServerBuilder {
+    auth::server(AuthScenario::MetadataVar3)
+}
+
+fn serve_token_endpoint_auth_basic() -> MockMcpServerBuilder {
+    auth::server(AuthScenario::TokenEndpointAuthBasic)
+}
+
+fn serve_token_endpoint_auth_post() -> MockMcpServerBuilder {
+    auth::server(AuthScenario::TokenEndpointAuthPost)
+}
+
+fn serve_token_endpoint_auth_none() -> MockMcpServerBuilder {
+    auth::server(AuthScenario::TokenEndpointAuthNone)
+}
+
+fn serve_pre_registration() -> MockMcpServerBuilder {
+    auth::server(AuthScenario::PreRegistration)
+}
 
 fn nothing(_: &MockMcpServer) -> Result<(), crate::Error> {
     Ok(())

@@ -54,8 +54,8 @@ where
     };
     arriving.armed = false;
     drop(arriving);
-    let secret = is_secret(engine, &parts);
-    let (record, received) = record_of(&parts, bytes.as_ref().ok(), secret);
+    let keep = keeping(engine, &parts);
+    let (record, received) = record_of(&parts, bytes.as_ref().ok(), keep);
     let id = engine.log.push_from(engine.source, Entry::Http(record));
     // Dropped before the response below is recorded, the record says so.
     let mut answering = Answering {
@@ -77,8 +77,8 @@ where
     };
     answering.armed = false;
     let status = response.status().as_u16();
-    let (mut response_headers, headers_cut) = header_list(response.headers());
-    if secret {
+    let (mut response_headers, headers_cut) = header_list(response.headers(), keep.mask);
+    if keep.masks_oauth() {
         response_headers = response_headers.map_values("location", mask::url);
     }
     let elapsed = millis(started);
@@ -118,7 +118,7 @@ where
     let (parts, body) = response.into_parts();
     // Our own handlers built this body in memory, so collecting it cannot stall.
     let bytes = body::read(body, usize::MAX).await.unwrap_or_default();
-    let (response_body, body_cut) = captured_body(&bytes, secret);
+    let (response_body, body_cut) = captured_body(&bytes, keep.masks_oauth());
     engine.log.update(id, |entry| {
         if let Entry::Http(h) = entry {
             h.status = Some(status);
@@ -131,7 +131,29 @@ where
     Response::from_parts(parts, Body::from(bytes))
 }
 
-/// Whether the exchange carries OAuth codes, tokens or secrets, which the log keeps masked.
+/// How an exchange is kept: whether it is an OAuth exchange (codes, tokens, secrets; its
+/// body is no MCP message) and whether secrets are masked, as they are unless the server
+/// captures secrets (`ServerSpec::capture_secrets`).
+#[derive(Debug, Clone, Copy)]
+struct Keep {
+    oauth: bool,
+    mask: bool,
+}
+
+impl Keep {
+    fn masks_oauth(self) -> bool {
+        self.oauth && self.mask
+    }
+}
+
+fn keeping(engine: &Engine, head: &Parts) -> Keep {
+    Keep {
+        oauth: is_secret(engine, head),
+        mask: !engine.spec().capture_secrets,
+    }
+}
+
+/// Whether the exchange carries OAuth codes, tokens or secrets.
 fn is_secret(engine: &Engine, head: &Parts) -> bool {
     engine
         .oauth
@@ -143,20 +165,24 @@ fn is_secret(engine: &Engine, head: &Parts) -> bool {
 /// The `http` record of a request as it arrived, answer still to come, and the body's text
 /// for the message records when the log keeps it whole (a masked OAuth body is no message).
 /// `body` is `None` when it was not read whole.
-fn record_of(head: &Parts, body: Option<&Bytes>, secret: bool) -> (HttpExchange, Option<Json>) {
-    let (request_headers, headers_cut) = header_list(&head.headers);
+fn record_of(head: &Parts, body: Option<&Bytes>, keep: Keep) -> (HttpExchange, Option<Json>) {
+    let (request_headers, headers_cut) = header_list(&head.headers, keep.mask);
     let (request_body, body_cut) = match body {
-        Some(bytes) => captured_body(bytes, secret),
+        Some(bytes) => captured_body(bytes, keep.masks_oauth()),
         None => (None, false),
     };
     let received = request_body
         .as_ref()
-        .filter(|_| !secret && !body_cut)
+        .filter(|_| !keep.oauth && !body_cut)
         .cloned();
     let (path, path_cut) = clip_text(head.uri.path().to_string());
     let (query, query_cut) = match head.uri.query() {
         Some(q) => {
-            let (q, cut) = clip_text(if secret { mask::form(q) } else { q.to_string() });
+            let (q, cut) = clip_text(if keep.masks_oauth() {
+                mask::form(q)
+            } else {
+                q.to_string()
+            });
             (Some(q), cut)
         }
         None => (None, false),
@@ -193,8 +219,8 @@ impl Drop for Arriving<'_> {
         if !self.armed {
             return;
         }
-        let secret = is_secret(self.engine, self.head);
-        let (mut record, _) = record_of(self.head, None, secret);
+        let keep = keeping(self.engine, self.head);
+        let (mut record, _) = record_of(self.head, None, keep);
         record.unanswered = true;
         self.engine
             .log
@@ -295,9 +321,9 @@ fn is_event_stream(headers: &HeaderMap) -> bool {
 }
 
 /// The headers as captured, and whether a value was cut (`log::clip`): `Authorization`
-/// values keep only their scheme. A value is copied once, into the list's one string,
-/// unless it has to be masked, cut or mended (not UTF-8).
-fn header_list(headers: &HeaderMap) -> (Headers, bool) {
+/// values keep only their scheme when `mask`. A value is copied once, into the list's one
+/// string, unless it has to be masked, cut or mended (not UTF-8).
+fn header_list(headers: &HeaderMap, mask: bool) -> (Headers, bool) {
     // A plain loop: a debug build's `map` and `sum` adapters cost three times as much.
     let mut bytes = 0;
     for (name, value) in headers {
@@ -307,7 +333,7 @@ fn header_list(headers: &HeaderMap) -> (Headers, bool) {
     let mut cut = false;
     for (name, value) in headers {
         let name = name.as_str();
-        let masked = mask::is_masked_header(name);
+        let masked = mask && mask::is_masked_header(name);
         let text = match std::str::from_utf8(value.as_bytes()) {
             Ok(text) if text.len() <= MAX_CAPTURED_BYTES && !masked => {
                 list.push(name, text);
@@ -316,7 +342,12 @@ fn header_list(headers: &HeaderMap) -> (Headers, bool) {
             Ok(text) => text.to_string(),
             Err(_) => String::from_utf8_lossy(value.as_bytes()).into_owned(),
         };
-        let (text, was_cut) = clip_text(mask::header(name, text));
+        let text = if masked {
+            mask::header(name, text)
+        } else {
+            text
+        };
+        let (text, was_cut) = clip_text(text);
         cut |= was_cut;
         list.push(name, &text);
     }
