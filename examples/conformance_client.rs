@@ -6,7 +6,8 @@
 //! `json-schema-2020-12-preservation`: echo the schema it was given;
 //! `sep-2322-client-request-state`: call the four tools, answering each round; the `http-*-headers`
 //! scenarios: use every tool, resource and prompt, or make the calls the context names;
-//! `auth/*`: rmcp's OAuth flow from the 401, then `test-tool` with the token; at
+//! `auth/*`: rmcp's OAuth flow from the 401, then `test-tool` with the token, stepping up
+//! its scopes on a 403 (twice at most); at
 //! 2026-07-28 it discovers instead of initializing), so
 //! `mcp-decoy check-client -- target/debug/examples/conformance_client` grades it, as the
 //! suite's own CLI would.
@@ -21,10 +22,13 @@ use rmcp::model::{
     ElicitationAction, ElicitationCapability, GetPromptRequestParams, Implementation,
     ProtocolVersion, ReadResourceRequestParams,
 };
+use rmcp::service::ClientInitializeError;
 use rmcp::service::{RequestContext, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::auth::{AuthClient, AuthorizationRequest, OAuthState};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::auth::{AuthClient, AuthorizationRequest, OAuthState, ScopeUpgradeConfig};
+use rmcp::transport::streamable_http_client::{
+    InsufficientScopeError, StreamableHttpClientTransportConfig,
+};
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData, ServiceExt};
 use serde_json::{Map, Value, json};
 
@@ -186,23 +190,61 @@ async fn authorized(url: &str) -> Result<(), Box<dyn std::error::Error>> {
     }
     let mut state = OAuthState::new(url, None).await?;
     state.start_authorization(request).await?;
-    let consent = http
-        .get(state.get_authorization_url().await?)
-        .send()
-        .await?;
-    let callback = consent
-        .headers()
-        .get("location")
-        .ok_or("the authorization endpoint did not redirect")?
-        .to_str()?
-        .to_string();
+    let callback = consent(&http, &state.get_authorization_url().await?).await?;
     state.handle_callback_url(&callback).await?;
-    let auth = AuthClient::new(
-        reqwest::Client::default(),
-        state
-            .into_authorization_manager()
-            .ok_or("rmcp is not authorized after the code exchange")?,
-    );
+    let mut manager = state
+        .into_authorization_manager()
+        .ok_or("rmcp is not authorized after the code exchange")?;
+    // Three authorization requests in all at most: a step-up that keeps failing is a loop.
+    let mut upgrades = ScopeUpgradeConfig::default();
+    upgrades.max_upgrade_attempts = MAX_SCOPE_UPGRADES;
+    manager.set_scope_upgrade_config(upgrades);
+    let auth = AuthClient::new(reqwest::Client::default(), manager);
+    let manager = auth.auth_manager.clone();
+    // rmcp's own count starts again with each token, so the loop keeps one of its own.
+    for round in 0..=MAX_SCOPE_UPGRADES {
+        let challenge = match use_test_tool(url, auth.clone()).await {
+            Ok(text) => {
+                println!("{text}");
+                return Ok(());
+            }
+            Err(error) => match insufficient_scope(error.as_ref()) {
+                Some(challenge) => challenge,
+                None => return Err(error),
+            },
+        };
+        if round == MAX_SCOPE_UPGRADES {
+            break;
+        }
+        // SEP-2350: rmcp asks for what it holds and what the 403 challenged, together.
+        let scope = challenge_param(&challenge, "scope").ok_or("a 403 without a scope")?;
+        let upgrade = manager.lock().await.request_scope_upgrade(&scope).await?;
+        let callback = reqwest::Url::parse(&consent(&http, &upgrade).await?)?;
+        let param = |name: &str| {
+            callback
+                .query_pairs()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.into_owned())
+        };
+        let code = param("code").ok_or("the step-up redirect has no code")?;
+        let csrf = param("state").ok_or("the step-up redirect has no state")?;
+        let issuer = param("iss");
+        manager
+            .lock()
+            .await
+            .exchange_code_for_token_with_issuer(&code, &csrf, issuer.as_deref())
+            .await?;
+    }
+    Err(format!("still refused after {MAX_SCOPE_UPGRADES} scope upgrades").into())
+}
+
+const MAX_SCOPE_UPGRADES: u32 = 2;
+
+/// A session with the token the manager holds: list the tools, call `test-tool`.
+async fn use_test_tool(
+    url: &str,
+    auth: AuthClient<reqwest::Client>,
+) -> Result<String, Box<dyn std::error::Error>> {
     let config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
     let transport = StreamableHttpClientTransport::with_client(auth, config);
     let client = ClientConfig::new(
@@ -214,11 +256,46 @@ async fn authorized(url: &str) -> Result<(), Box<dyn std::error::Error>> {
     client.list_all_tools().await?;
     let result = client
         .call_tool(CallToolRequestParams::new("test-tool"))
-        .await?;
+        .await;
+    let _ = client.cancel().await;
+    let result = result?;
     let text = result.content.first().and_then(|c| c.as_text());
-    println!("{}", text.map(|t| t.text.as_str()).unwrap_or_default());
-    client.cancel().await?;
-    Ok(())
+    Ok(text.map(|t| t.text.clone()).unwrap_or_default())
+}
+
+/// The authorization endpoint's redirect back to the client, as a user who consents.
+async fn consent(http: &reqwest::Client, url: &str) -> Result<String, Box<dyn std::error::Error>> {
+    let answer = http.get(url).send().await?;
+    let location = answer
+        .headers()
+        .get("location")
+        .ok_or("the authorization endpoint did not redirect")?;
+    Ok(location.to_str()?.to_string())
+}
+
+/// The challenge of a `403 insufficient_scope` somewhere in the error's chain.
+fn insufficient_scope(error: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut current = Some(error);
+    while let Some(error) = current {
+        if let Some(refused) = error.downcast_ref::<InsufficientScopeError>() {
+            return Some(refused.www_authenticate_header.clone());
+        }
+        if let Some(initialize) = error.downcast_ref::<ClientInitializeError>() {
+            let challenge = initialize.auth_challenge()?;
+            return challenge
+                .contains("insufficient_scope")
+                .then(|| challenge.to_string());
+        }
+        current = error.source();
+    }
+    None
+}
+
+/// A parameter of a `WWW-Authenticate: Bearer` challenge.
+fn challenge_param(challenge: &str, name: &str) -> Option<String> {
+    let start = challenge.find(&format!("{name}=\""))? + name.len() + 2;
+    let end = challenge[start..].find('"')? + start;
+    Some(challenge[start..end].to_string())
 }
 
 /// Calls `tool` and gives the text of its first content block.

@@ -9,7 +9,8 @@
 # app and its example client (examples/conformance_client.rs, rmcp). The clients broken on
 # purpose are in clients/ beside this script.
 #
-# Usage: benches/conformance/agreement.sh [work dir]     (default: a new directory under $TMPDIR)
+# Usage: [SCENARIOS="a b"] benches/conformance/agreement.sh [work dir]
+#        (work dir default: a new directory under $TMPDIR)
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -35,8 +36,12 @@ clients=(
 scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry request-metadata
     sep-2322-client-request-state http-standard-headers http-custom-headers http-invalid-tool-headers
     json-schema-ref-no-deref json-schema-2020-12-preservation auth/metadata-default auth/metadata-var1
-    auth/metadata-var2 auth/metadata-var3 auth/token-endpoint-auth-basic auth/token-endpoint-auth-post
+    auth/metadata-var2 auth/metadata-var3 auth/scope-from-www-authenticate auth/scope-from-scopes-supported
+    auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit auth/token-endpoint-auth-basic auth/token-endpoint-auth-post
     auth/token-endpoint-auth-none auth/pre-registration)
+
+# SCENARIOS="a b" grades only those.
+if [[ -n "${SCENARIOS:-}" ]]; then read -r -a scenarios <<<"$SCENARIOS"; fi
 
 verdict() { if [[ "$1" -eq 0 ]]; then echo PASS; else echo FAIL; fi; }
 now() { date +%s.%N; }

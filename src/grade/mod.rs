@@ -7,7 +7,7 @@
 //! Scenarios graded so far: every one of the suite's that is not `auth/*` (`initialize`,
 //! `tools_call`, `elicitation-sep1034-client-defaults`, `sse-retry`, `request-metadata`,
 //! `sep-2322-client-request-state`, the three `http-*-headers`, `json-schema-ref-no-deref`,
-//! `json-schema-2020-12-preservation`) and the first `auth/*` ones (`metadata-*`,
+//! `json-schema-2020-12-preservation`) and the first `auth/*` ones (`metadata-*`, `scope-*`,
 //! `token-endpoint-auth-*`, `pre-registration`); see `docs/grading.md` for the rest, still to
 //! come.
 //!

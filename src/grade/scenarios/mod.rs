@@ -47,6 +47,42 @@ pub(super) struct Play {
     pub(super) wire: bool,
 }
 
+impl Play {
+    /// An authorization scenario, as the suite lists them: in `core`, no data for the
+    /// client, no schema check, a client error fails it.
+    const fn auth(
+        name: &'static str,
+        description: &'static str,
+        introduced_in: ProtocolVersion,
+        serve: fn() -> MockMcpServerBuilder,
+        judge: fn(&Log, ProtocolVersion) -> Vec<Check>,
+    ) -> Play {
+        Play {
+            name,
+            description,
+            introduced_in,
+            removed_in: None,
+            core: true,
+            serve,
+            prepare: nothing,
+            context: no_context,
+            allow_client_error: false,
+            judge,
+            wire: false,
+        }
+    }
+
+    const fn with_context(mut self, context: fn(&MockMcpServer) -> Option<Value>) -> Play {
+        self.context = context;
+        self
+    }
+
+    const fn allowing_client_error(mut self) -> Play {
+        self.allow_client_error = true;
+        self
+    }
+}
+
 pub(super) const PLAYS: &[Play] = &[
     Play {
         name: "initialize",
@@ -113,110 +149,99 @@ pub(super) const PLAYS: &[Play] = &[
         judge: request_metadata::checks,
         wire: false,
     },
-    Play {
-        name: "auth/metadata-default",
-        description: "Tests Basic OAuth metadata discovery flow.",
-        introduced_in: ProtocolVersion::V2025_11_25,
-        removed_in: None,
-        core: true,
-        serve: serve_metadata_default,
-        prepare: nothing,
-        context: no_context,
-        allow_client_error: false,
-        judge: auth::metadata_default_checks,
-        wire: false,
-    },
-    Play {
-        name: "auth/metadata-var1",
-        description: "Tests Basic OAuth metadata discovery flow.",
-        introduced_in: ProtocolVersion::V2025_11_25,
-        removed_in: None,
-        core: true,
-        serve: serve_metadata_var1,
-        prepare: nothing,
-        context: no_context,
-        allow_client_error: false,
-        judge: auth::metadata_var1_checks,
-        wire: false,
-    },
-    Play {
-        name: "auth/metadata-var2",
-        description: "Tests Basic OAuth metadata discovery flow.",
-        introduced_in: ProtocolVersion::V2025_11_25,
-        removed_in: None,
-        core: true,
-        serve: serve_metadata_var2,
-        prepare: nothing,
-        context: no_context,
-        allow_client_error: false,
-        judge: auth::metadata_var2_checks,
-        wire: false,
-    },
-    Play {
-        name: "auth/metadata-var3",
-        description: "Tests Basic OAuth metadata discovery flow.",
-        introduced_in: ProtocolVersion::V2025_11_25,
-        removed_in: None,
-        core: true,
-        serve: serve_metadata_var3,
-        prepare: nothing,
-        context: no_context,
-        allow_client_error: false,
-        judge: auth::metadata_var3_checks,
-        wire: false,
-    },
-    Play {
-        name: "auth/token-endpoint-auth-basic",
-        description: "Tests that client uses HTTP Basic authentication (client_secret_basic) when server only supports client_secret_basic",
-        introduced_in: ProtocolVersion::V2025_06_18,
-        removed_in: None,
-        core: true,
-        serve: serve_token_endpoint_auth_basic,
-        prepare: nothing,
-        context: no_context,
-        allow_client_error: false,
-        judge: auth::token_auth_basic_checks,
-        wire: false,
-    },
-    Play {
-        name: "auth/token-endpoint-auth-post",
-        description: "Tests that client uses client_secret_post when server only supports client_secret_post",
-        introduced_in: ProtocolVersion::V2025_06_18,
-        removed_in: None,
-        core: true,
-        serve: serve_token_endpoint_auth_post,
-        prepare: nothing,
-        context: no_context,
-        allow_client_error: false,
-        judge: auth::token_auth_post_checks,
-        wire: false,
-    },
-    Play {
-        name: "auth/token-endpoint-auth-none",
-        description: "Tests that client uses no authentication (public client) when server only supports none",
-        introduced_in: ProtocolVersion::V2025_06_18,
-        removed_in: None,
-        core: true,
-        serve: serve_token_endpoint_auth_none,
-        prepare: nothing,
-        context: no_context,
-        allow_client_error: false,
-        judge: auth::token_auth_none_checks,
-        wire: false,
-    },
-    Play {
-        name: "auth/pre-registration",
-        description: "Tests OAuth flow with pre-registered client credentials. Server does not support DCR.",
-        introduced_in: ProtocolVersion::V2025_11_25,
-        removed_in: None,
-        core: true,
-        serve: serve_pre_registration,
-        prepare: nothing,
-        context: auth::pre_registration_context,
-        allow_client_error: false,
-        judge: auth::pre_registration_checks,
-        wire: false,
-    },
+    Play::auth(
+        "auth/metadata-default",
+        "Tests Basic OAuth metadata discovery flow.",
+        ProtocolVersion::V2025_11_25,
+        || auth::server(AuthScenario::MetadataDefault),
+        auth::metadata_default_checks,
+    ),
+    Play::auth(
+        "auth/metadata-var1",
+        "Tests Basic OAuth metadata discovery flow.",
+        ProtocolVersion::V2025_11_25,
+        || auth::server(AuthScenario::MetadataVar1),
+        auth::metadata_var1_checks,
+    ),
+    Play::auth(
+        "auth/metadata-var2",
+        "Tests Basic OAuth metadata discovery flow.",
+        ProtocolVersion::V2025_11_25,
+        || auth::server(AuthScenario::MetadataVar2),
+        auth::metadata_var2_checks,
+    ),
+    Play::auth(
+        "auth/metadata-var3",
+        "Tests Basic OAuth metadata discovery flow.",
+        ProtocolVersion::V2025_11_25,
+        || auth::server(AuthScenario::MetadataVar3),
+        auth::metadata_var3_checks,
+    ),
+    Play::auth(
+        "auth/scope-from-www-authenticate",
+        "Tests that client uses scope parameter from WWW-Authenticate header when provided",
+        ProtocolVersion::V2025_11_25,
+        || auth::server(AuthScenario::ScopeFromWwwAuthenticate),
+        auth::from_www_authenticate_checks,
+    ),
+    Play::auth(
+        "auth/scope-from-scopes-supported",
+        "Tests that client uses all scopes from scopes_supported when scope not in WWW-Authenticate header",
+        ProtocolVersion::V2025_11_25,
+        || auth::server(AuthScenario::ScopeFromScopesSupported),
+        auth::from_scopes_supported_checks,
+    ),
+    Play::auth(
+        "auth/scope-omitted-when-undefined",
+        "Tests that client omits scope parameter when scopes_supported is undefined",
+        ProtocolVersion::V2025_11_25,
+        || auth::server(AuthScenario::ScopeOmittedWhenUndefined),
+        auth::omitted_when_undefined_checks,
+    ),
+    Play::auth(
+        "auth/scope-step-up",
+        "Tests that client handles step-up authentication with different scope requirements per operation",
+        ProtocolVersion::V2025_11_25,
+        || auth::server(AuthScenario::ScopeStepUp),
+        auth::step_up_checks,
+    ),
+    Play::auth(
+        "auth/scope-retry-limit",
+        "Tests that client implements retry limits to prevent infinite authorization loops on repeated 403 responses",
+        ProtocolVersion::V2025_11_25,
+        || auth::server(AuthScenario::ScopeRetryLimit),
+        auth::retry_limit_checks,
+    )
+    .allowing_client_error(),
+    Play::auth(
+        "auth/token-endpoint-auth-basic",
+        "Tests that client uses HTTP Basic authentication (client_secret_basic) when server only supports client_secret_basic",
+        ProtocolVersion::V2025_06_18,
+        || auth::server(AuthScenario::TokenEndpointAuthBasic),
+        auth::token_auth_basic_checks,
+    ),
+    Play::auth(
+        "auth/token-endpoint-auth-post",
+        "Tests that client uses client_secret_post when server only supports client_secret_post",
+        ProtocolVersion::V2025_06_18,
+        || auth::server(AuthScenario::TokenEndpointAuthPost),
+        auth::token_auth_post_checks,
+    ),
+    Play::auth(
+        "auth/token-endpoint-auth-none",
+        "Tests that client uses no authentication (public client) when server only supports none",
+        ProtocolVersion::V2025_06_18,
+        || auth::server(AuthScenario::TokenEndpointAuthNone),
+        auth::token_auth_none_checks,
+    ),
+    Play::auth(
+        "auth/pre-registration",
+        "Tests OAuth flow with pre-registered client credentials. Server does not support DCR.",
+        ProtocolVersion::V2025_11_25,
+        || auth::server(AuthScenario::PreRegistration),
+        auth::pre_registration_checks,
+    )
+    .with_context(auth::pre_registration_context),
     Play {
         name: "sep-2322-client-request-state",
         description: "Tests client MRTR behavior: requestState echo, no-state omission, and JSON-RPC id uniqueness (SEP-2322)",
@@ -296,38 +321,6 @@ pub(super) const PLAYS: &[Play] = &[
         wire: true,
     },
 ];
-
-fn serve_metadata_default() -> MockMcpServerBuilder {
-    auth::server(AuthScenario::MetadataDefault)
-}
-
-fn serve_metadata_var1() -> MockMcpServerBuilder {
-    auth::server(AuthScenario::MetadataVar1)
-}
-
-fn serve_metadata_var2() -> MockMcpServerBuilder {
-    auth::server(AuthScenario::MetadataVar2)
-}
-
-fn serve_metadata_var3() -> MockMcpServerBuilder {
-    auth::server(AuthScenario::MetadataVar3)
-}
-
-fn serve_token_endpoint_auth_basic() -> MockMcpServerBuilder {
-    auth::server(AuthScenario::TokenEndpointAuthBasic)
-}
-
-fn serve_token_endpoint_auth_post() -> MockMcpServerBuilder {
-    auth::server(AuthScenario::TokenEndpointAuthPost)
-}
-
-fn serve_token_endpoint_auth_none() -> MockMcpServerBuilder {
-    auth::server(AuthScenario::TokenEndpointAuthNone)
-}
-
-fn serve_pre_registration() -> MockMcpServerBuilder {
-    auth::server(AuthScenario::PreRegistration)
-}
 
 fn nothing(_: &MockMcpServer) -> Result<(), crate::Error> {
     Ok(())

@@ -5,11 +5,11 @@
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use super::{Layout, Rules, backfill, cited, judge, refs};
+use super::{Layout, Rules, backfill, judge, refs};
 use crate::MockMcpServer;
 use crate::ProtocolVersion;
 use crate::grade::check::{Check, CheckStatus};
-use crate::log::{AuthorizeRequest, Log, TokenRequest};
+use crate::log::{Log, TokenRequest};
 use crate::oauth::AuthScenario;
 
 /// The method the suite sees: a `Basic` header, else a `client_secret` in the body.
@@ -54,22 +54,15 @@ fn basic_credentials(authorization: &str) -> String {
 
 struct TokenEndpointAuth {
     expected: &'static str,
-    authorization_resource: Option<String>,
-    token_resource: Option<String>,
 }
 
 impl Rules for TokenEndpointAuth {
-    fn on_authorize(&mut self, request: &AuthorizeRequest, _: &mut Vec<Check>) {
-        self.authorization_resource = request.param("resource").map(str::to_string);
-    }
-
     fn on_token(
         &mut self,
         request: &TokenRequest,
         authorization: Option<&str>,
         checks: &mut Vec<Check>,
     ) {
-        self.token_resource = request.param("resource").map(str::to_string);
         let actual = used_method(authorization, request);
         let format_error = authorization
             .filter(|_| actual == "client_secret_basic")
@@ -118,102 +111,15 @@ impl Rules for TokenEndpointAuth {
                 refs::oauth_token(),
             )
         });
-        resource_checks(
-            self.authorization_resource.as_deref(),
-            self.token_resource.as_deref(),
-            checks,
-        );
     }
-}
 
-/// RFC 8707 `resource` in both requests, a URI without a fragment, the same in both.
-fn resource_checks(authorization: Option<&str>, token: Option<&str>, checks: &mut Vec<Check>) {
-    let cite = |check: Check| cited(check, refs::mcp_resource_parameter());
-    let authorization = authorization.filter(|r| !r.is_empty());
-    let token = token.filter(|r| !r.is_empty());
-    for (id, name, sent, place) in [
-        (
-            "resource-parameter-in-authorization",
-            "Resource parameter in authorization request",
-            authorization,
-            "authorization request",
-        ),
-        (
-            "resource-parameter-in-token",
-            "Resource parameter in token request",
-            token,
-            "token request",
-        ),
-    ] {
-        let description = match sent {
-            Some(_) => format!("Client included resource parameter in {place}"),
-            None => format!("Client MUST include resource parameter in {place} per RFC 8707"),
-        };
-        checks.push(cite(
-            Check::new(
-                id,
-                name,
-                &description,
-                super::pass(sent.is_some()),
-                refs::rfc_8707(),
-            )
-            .details(json!({ "resource": sent.unwrap_or("not provided") })),
-        ));
-    }
-    if let Some(resource) = authorization.or(token) {
-        let error = match url::Url::parse(resource) {
-            Ok(url) if url.fragment().is_some() => {
-                Some("contains fragment (not allowed per RFC 8707)")
-            }
-            Ok(_) => None,
-            Err(_) => Some("invalid URI format"),
-        };
-        let description = match error {
-            None => {
-                "Resource parameter is a valid canonical URI (has scheme, no fragment)".to_string()
-            }
-            Some(error) => format!("Resource parameter is invalid: {error}"),
-        };
-        let mut details = json!({ "resource": resource });
-        if let Some(error) = error {
-            details["error"] = json!(error);
-        }
-        checks.push(cite(
-            Check::new(
-                "resource-parameter-valid-uri",
-                "Resource parameter is valid canonical URI",
-                &description,
-                super::pass(error.is_none()),
-                refs::rfc_8707(),
-            )
-            .details(details),
-        ));
-    }
-    if let (Some(authorization), Some(token)) = (authorization, token) {
-        let consistent = authorization == token;
-        checks.push(cite(
-            Check::new(
-                "resource-parameter-consistency",
-                "Resource parameter consistency",
-                if consistent {
-                    "Resource parameter is consistent between authorization and token requests"
-                } else {
-                    "Resource parameter MUST be consistent between authorization and token requests"
-                },
-                super::pass(consistent),
-                refs::rfc_8707(),
-            )
-            .details(json!({ "authorizationResource": authorization, "tokenResource": token })),
-        ));
+    fn checks_resource(&self) -> bool {
+        true
     }
 }
 
 fn token_auth(log: &Log, version: ProtocolVersion, expected: &'static str) -> Vec<Check> {
-    let mut rules = TokenEndpointAuth {
-        expected,
-        authorization_resource: None,
-        token_resource: None,
-    };
+    let mut rules = TokenEndpointAuth { expected };
     judge(log, version, &Layout::DEFAULT, &mut rules)
 }
 

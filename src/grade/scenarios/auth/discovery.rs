@@ -13,6 +13,10 @@ struct Expected {
 }
 
 impl Rules for Expected {
+    fn checks_resource(&self) -> bool {
+        true
+    }
+
     fn finish(&mut self, checks: &mut Vec<Check>) {
         let slugs = [
             "prm-pathbased-requested",

@@ -12,6 +12,8 @@
 
 mod client_auth;
 mod discovery;
+mod resource;
+mod scope;
 
 pub(super) use client_auth::{
     pre_registration_checks, pre_registration_context, token_auth_basic_checks,
@@ -20,8 +22,14 @@ pub(super) use client_auth::{
 pub(super) use discovery::{
     metadata_default_checks, metadata_var1_checks, metadata_var2_checks, metadata_var3_checks,
 };
+pub(super) use scope::{
+    from_scopes_supported_checks, from_www_authenticate_checks, omitted_when_undefined_checks,
+    retry_limit_checks, step_up_checks,
+};
 
 use std::collections::HashMap;
+
+use resource::{Resources, resource_checks};
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
@@ -67,6 +75,14 @@ pub(super) mod refs {
             "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#preregistration";
         mcp_pkce = "MCP-PKCE-requirement",
             "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#authorization-code-protection";
+        mcp_canonical_server_uri = "MCP-Canonical-Server-URI",
+            "https://modelcontextprotocol.io/specification/draft/basic/authorization#canonical-server-uri";
+        rfc_9728_resource_identity = "RFC-9728-resource-identity",
+            "https://www.rfc-editor.org/rfc/rfc9728.html#section-3.3";
+        mcp_scope_selection_strategy = "MCP-Scope-selection-strategy",
+            "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-selection-strategy";
+        mcp_scope_challenge_handling = "MCP-Scope-challenge-handling",
+            "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-challenge-handling";
     }
 }
 
@@ -88,8 +104,17 @@ pub(super) trait Rules {
         _checks: &mut Vec<Check>,
     ) {
     }
+    /// Whether the suite's resource server asks its token verifier about an MCP request
+    /// with this method (and so emits `valid-bearer-token` or `invalid-bearer-token`).
+    fn verifies(&self, _mcp_method: Option<&str>) -> bool {
+        true
+    }
     /// When the client is done: the checks declared but never emitted.
     fn finish(&mut self, _checks: &mut Vec<Check>) {}
+    /// Whether the scenario ends with the RFC 8707 `resource` checks.
+    fn checks_resource(&self) -> bool {
+        false
+    }
 }
 
 /// Where a scenario's documents are, as its preset serves them.
@@ -269,6 +294,7 @@ pub(super) fn judge(
     let mut checks = Vec::new();
     let mut challenge: Option<String> = None;
     let mut granted: Vec<String> = Vec::new();
+    let mut resources = Resources::default();
     for record in log.records() {
         let Entry::Http(h) = &record.entry else {
             continue;
@@ -309,6 +335,12 @@ pub(super) fn judge(
                 .details(json!({ "url": url_of(h) })),
             );
         } else if get && h.path == layout.prm {
+            resources.published = h
+                .response_body
+                .as_deref()
+                .and_then(|b| b.get("resource"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
             checks.push(
                 cited(
                     Check::new(
@@ -339,10 +371,12 @@ pub(super) fn judge(
             );
         } else if let Some(request) = authorizations.get(&record.id) {
             challenge = request.param("code_challenge").map(str::to_string);
+            resources.authorization = request.param("resource").map(str::to_string);
             authorization_checks(request, &mut checks);
             rules.on_authorize(request, &mut checks);
         } else if let Some(request) = tokens.get(&record.id) {
             let authorization = h.request_header("authorization");
+            resources.token = request.param("resource").map(str::to_string);
             token_checks(request, challenge.as_deref(), &mut checks);
             rules.on_token(request, authorization, &mut checks);
             if let Some(scope) = h
@@ -356,15 +390,25 @@ pub(super) fn judge(
         } else if let Some(registration) = registrations.get(&record.id) {
             registration_checks(registration, version, &mut checks);
         } else if h.path == "/mcp" && h.method.eq_ignore_ascii_case("POST") {
-            if let Some(check) = bearer_check(h, &granted) {
-                checks.push(check);
-            }
+            let method = h
+                .request_body
+                .as_deref()
+                .and_then(|b| b.get("method"))
+                .and_then(Value::as_str);
+            let check = rules
+                .verifies(method)
+                .then(|| bearer_check(h, &granted))
+                .flatten();
+            checks.extend(check);
         }
         if h.status.is_some() {
             checks.push(outgoing(auth, h));
         }
     }
     rules.finish(&mut checks);
+    if rules.checks_resource() {
+        resource_checks(&resources, &mut checks);
+    }
     checks
 }
 
