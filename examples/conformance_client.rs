@@ -25,9 +25,10 @@ use rmcp::model::{
 use rmcp::service::ClientInitializeError;
 use rmcp::service::{RequestContext, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::auth::{AuthClient, AuthorizationRequest, OAuthState, ScopeUpgradeConfig};
+use rmcp::transport::auth::{AuthClient, AuthorizationRequest, OAuthState};
 use rmcp::transport::streamable_http_client::{
-    InsufficientScopeError, StreamableHttpClientTransportConfig,
+    AuthRequiredError, InsufficientScopeError, StreamableHttpClient,
+    StreamableHttpClientTransportConfig,
 };
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData, ServiceExt};
 use serde_json::{Map, Value, json};
@@ -164,21 +165,49 @@ async fn authorized(url: &str) -> Result<(), Box<dyn std::error::Error>> {
     let http = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()?;
-    let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": { "name": "conformance-client", "version": "1.0.0" } } });
-    let first = http
-        .post(url)
-        .header("accept", "application/json, text/event-stream")
-        .json(&initialize)
-        .send()
-        .await?;
+    let mut auth: Option<AuthClient<reqwest::Client>> = None;
+    let mut upgrades = 0;
+    loop {
+        let outcome = match &auth {
+            None => use_test_tool(url, reqwest::Client::default()).await,
+            Some(auth) => use_test_tool(url, auth.clone()).await,
+        };
+        let error = match outcome {
+            Ok(text) => {
+                println!("{text}");
+                return Ok(());
+            }
+            Err(error) => error,
+        };
+        match (challenge_of(error.as_ref()), &auth) {
+            (Some(Challenge::Unauthorized(header)), None) => {
+                auth = Some(authorize(&http, url, &header).await?);
+            }
+            // A step-up that keeps failing is a loop: three authorizations in all at most.
+            (Some(Challenge::InsufficientScope(header)), Some(auth))
+                if upgrades < MAX_SCOPE_UPGRADES =>
+            {
+                upgrades += 1;
+                step_up(&http, auth, &header).await?;
+            }
+            _ => return Err(error),
+        }
+    }
+}
+
+const MAX_SCOPE_UPGRADES: u32 = 2;
+
+/// rmcp's OAuth flow from the 401's challenge: discovery, registration (or the credentials
+/// the context gives), authorization with PKCE, the code exchange.
+async fn authorize(
+    http: &reqwest::Client,
+    url: &str,
+    challenge: &str,
+) -> Result<AuthClient<reqwest::Client>, Box<dyn std::error::Error>> {
     let mut request = AuthorizationRequest::new(REDIRECT_URI)
         .with_client_name("conformance-client")
-        .with_initial_scope_selection();
-    if let Some(challenge) = first.headers().get("www-authenticate") {
-        request = request.with_challenge(challenge.to_str()?);
-    }
+        .with_initial_scope_selection()
+        .with_challenge(challenge);
     if let Ok(context) = std::env::var("MCP_CONFORMANCE_CONTEXT") {
         let context: Value = serde_json::from_str(&context)?;
         if let Some(id) = context["client_id"].as_str() {
@@ -190,73 +219,65 @@ async fn authorized(url: &str) -> Result<(), Box<dyn std::error::Error>> {
     }
     let mut state = OAuthState::new(url, None).await?;
     state.start_authorization(request).await?;
-    let callback = consent(&http, &state.get_authorization_url().await?).await?;
+    let callback = consent(http, &state.get_authorization_url().await?).await?;
     state.handle_callback_url(&callback).await?;
-    let mut manager = state
+    let manager = state
         .into_authorization_manager()
         .ok_or("rmcp is not authorized after the code exchange")?;
-    // Three authorization requests in all at most: a step-up that keeps failing is a loop.
-    let mut upgrades = ScopeUpgradeConfig::default();
-    upgrades.max_upgrade_attempts = MAX_SCOPE_UPGRADES;
-    manager.set_scope_upgrade_config(upgrades);
-    let auth = AuthClient::new(reqwest::Client::default(), manager);
-    let manager = auth.auth_manager.clone();
-    // rmcp's own count starts again with each token, so the loop keeps one of its own.
-    for round in 0..=MAX_SCOPE_UPGRADES {
-        let challenge = match use_test_tool(url, auth.clone()).await {
-            Ok(text) => {
-                println!("{text}");
-                return Ok(());
-            }
-            Err(error) => match insufficient_scope(error.as_ref()) {
-                Some(challenge) => challenge,
-                None => return Err(error),
-            },
-        };
-        if round == MAX_SCOPE_UPGRADES {
-            break;
-        }
-        // SEP-2350: rmcp asks for what it holds and what the 403 challenged, together.
-        let scope = challenge_param(&challenge, "scope").ok_or("a 403 without a scope")?;
-        let upgrade = manager.lock().await.request_scope_upgrade(&scope).await?;
-        let callback = reqwest::Url::parse(&consent(&http, &upgrade).await?)?;
-        let param = |name: &str| {
-            callback
-                .query_pairs()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.into_owned())
-        };
-        let code = param("code").ok_or("the step-up redirect has no code")?;
-        let csrf = param("state").ok_or("the step-up redirect has no state")?;
-        let issuer = param("iss");
-        manager
-            .lock()
-            .await
-            .exchange_code_for_token_with_issuer(&code, &csrf, issuer.as_deref())
-            .await?;
-    }
-    Err(format!("still refused after {MAX_SCOPE_UPGRADES} scope upgrades").into())
+    Ok(AuthClient::new(reqwest::Client::default(), manager))
 }
 
-const MAX_SCOPE_UPGRADES: u32 = 2;
+/// SEP-2350: rmcp asks for what it holds and what the 403 challenged, together.
+async fn step_up(
+    http: &reqwest::Client,
+    auth: &AuthClient<reqwest::Client>,
+    challenge: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let scope = challenge_param(challenge, "scope").ok_or("a 403 without a scope")?;
+    let upgrade = auth
+        .auth_manager
+        .lock()
+        .await
+        .request_scope_upgrade(&scope)
+        .await?;
+    let callback = reqwest::Url::parse(&consent(http, &upgrade).await?)?;
+    let param = |name: &str| {
+        callback
+            .query_pairs()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.into_owned())
+    };
+    let code = param("code").ok_or("the step-up redirect has no code")?;
+    let csrf = param("state").ok_or("the step-up redirect has no state")?;
+    auth.auth_manager
+        .lock()
+        .await
+        .exchange_code_for_token_with_issuer(&code, &csrf, param("iss").as_deref())
+        .await?;
+    Ok(())
+}
 
-/// A session with the token the manager holds: list the tools, call `test-tool`.
-async fn use_test_tool(
-    url: &str,
-    auth: AuthClient<reqwest::Client>,
-) -> Result<String, Box<dyn std::error::Error>> {
+/// A session through `http` (with a token or without): list the tools, call `test-tool`.
+async fn use_test_tool<C>(url: &str, http: C) -> Result<String, Box<dyn std::error::Error>>
+where
+    C: StreamableHttpClient + Send + Sync + 'static,
+{
     let config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
-    let transport = StreamableHttpClientTransport::with_client(auth, config);
+    let transport = StreamableHttpClientTransport::with_client(http, config);
     let client = ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("conformance-client", "1.0.0"),
     )
     .serve(transport)
     .await?;
-    client.list_all_tools().await?;
-    let result = client
-        .call_tool(CallToolRequestParams::new("test-tool"))
-        .await;
+    let result = match client.list_all_tools().await {
+        Ok(_) => {
+            client
+                .call_tool(CallToolRequestParams::new("test-tool"))
+                .await
+        }
+        Err(error) => Err(error),
+    };
     let _ = client.cancel().await;
     let result = result?;
     let text = result.content.first().and_then(|c| c.as_text());
@@ -273,18 +294,35 @@ async fn consent(http: &reqwest::Client, url: &str) -> Result<String, Box<dyn st
     Ok(location.to_str()?.to_string())
 }
 
-/// The challenge of a `403 insufficient_scope` somewhere in the error's chain.
-fn insufficient_scope(error: &(dyn std::error::Error + 'static)) -> Option<String> {
+/// What the server asked for when it refused.
+enum Challenge {
+    /// A 401: no token, or one it does not take.
+    Unauthorized(String),
+    /// A 403 `insufficient_scope`: a token with more scopes.
+    InsufficientScope(String),
+}
+
+/// The `WWW-Authenticate` challenge somewhere in the error's chain.
+fn challenge_of(error: &(dyn std::error::Error + 'static)) -> Option<Challenge> {
+    let classify = |header: &str| {
+        if header.contains("insufficient_scope") {
+            Challenge::InsufficientScope(header.to_string())
+        } else {
+            Challenge::Unauthorized(header.to_string())
+        }
+    };
     let mut current = Some(error);
     while let Some(error) = current {
         if let Some(refused) = error.downcast_ref::<InsufficientScopeError>() {
-            return Some(refused.www_authenticate_header.clone());
+            return Some(Challenge::InsufficientScope(
+                refused.www_authenticate_header.clone(),
+            ));
+        }
+        if let Some(refused) = error.downcast_ref::<AuthRequiredError>() {
+            return Some(classify(&refused.www_authenticate_header));
         }
         if let Some(initialize) = error.downcast_ref::<ClientInitializeError>() {
-            let challenge = initialize.auth_challenge()?;
-            return challenge
-                .contains("insufficient_scope")
-                .then(|| challenge.to_string());
+            return initialize.auth_challenge().map(classify);
         }
         current = error.source();
     }

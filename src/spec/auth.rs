@@ -60,6 +60,16 @@ pub struct OAuthSpec {
     /// make the server probe them.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub client_metadata_on_loopback: bool,
+    /// Answer `initialize` and notifications without a token; every other request needs one
+    /// (the conformance step-up and retry-limit servers: the client meets the 401 on its
+    /// first operation, not on connecting).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub anonymous_lifecycle: bool,
+    /// A 403 `insufficient_scope` names only the scopes the token lacks, not the union with
+    /// the ones it holds, so a test sees whether the client keeps what it had when it
+    /// re-authorizes (SEP-2350; the conformance step-up server).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub challenge_lacking_only: bool,
     /// Clients known before any registration (conformance `auth/pre-registration`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pre_registered_clients: Vec<PreRegisteredClient>,
@@ -130,6 +140,8 @@ impl Default for OAuthSpec {
             registration_substitutes_auth_method: false,
             client_id_metadata_documents: true,
             client_metadata_on_loopback: false,
+            anonymous_lifecycle: false,
+            challenge_lacking_only: false,
             pre_registered_clients: Vec::new(),
             require_application_type: false,
             scopes_supported: Vec::new(),

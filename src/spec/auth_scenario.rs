@@ -106,17 +106,20 @@ pub enum AuthScenario {
     ///
     /// A correct client omits the `scope` parameter.
     ScopeOmittedWhenUndefined,
-    /// `auth/scope-step-up`. The 401 carries `scope="mcp:basic"` (the metadata's
+    /// `auth/scope-step-up`. `initialize` and notifications need no token; the 401 on
+    /// the first other request carries `scope="mcp:basic"` (the metadata's
     /// `scopes_supported` is the decoy `["mcp:profile"]`); every `tools/call` needs
     /// `mcp:write` and a token without it gets 403 with
-    /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="mcp:write", …`.
+    /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="mcp:write", …`, naming
+    /// only the scope lacking.
     ///
     /// A correct client authorizes first with `mcp:basic`, then, on the 403, re-authorizes
     /// with the union `mcp:basic mcp:write` (2026-07-28; 2025-11-25 asks only for the new
     /// scope) and retries the call, which succeeds.
     ScopeStepUp,
-    /// `auth/scope-retry-limit`. The 401 carries `scope="mcp:admin"` (also the only
-    /// `scopes_supported`); every request with a token, whatever it holds, gets 403
+    /// `auth/scope-retry-limit`. `initialize` and notifications need no token; the 401
+    /// carries `scope="mcp:admin"` (also the only `scopes_supported`); every other request
+    /// with a token, whatever it holds, gets 403
     /// `insufficient_scope` for `mcp:admin`: the step-up can never succeed.
     ///
     /// A correct client re-authorizes a few times at most (the suite allows three
@@ -404,11 +407,14 @@ impl AuthScenario {
                 s.scopes_supported = strings(&["mcp:profile"]);
                 s.tool_scopes
                     .insert(OAuthSpec::ANY_TOOL.into(), strings(&["mcp:write"]));
+                s.anonymous_lifecycle = true;
+                s.challenge_lacking_only = true;
             }
             S::ScopeRetryLimit => {
                 s.challenge_scope = Some("mcp:admin".into());
                 s.scopes_supported = strings(&["mcp:admin"]);
                 s.always_insufficient = true;
+                s.anonymous_lifecycle = true;
             }
             S::TokenEndpointAuthBasic => only_method(s, Method::ClientSecretBasic),
             S::TokenEndpointAuthPost => only_method(s, Method::ClientSecretPost),

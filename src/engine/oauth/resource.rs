@@ -47,6 +47,29 @@ where
         }
     };
     let token = match bearer(request.headers()) {
+        Bearer::Missing if oauth.spec.anonymous_lifecycle && request.method() == Method::POST => {
+            let (parts, body) = request.into_parts();
+            // The capture layer already read the body within the limit; this is a copy.
+            let bytes = axum::body::to_bytes(body, usize::MAX)
+                .await
+                .unwrap_or_default();
+            let messages = messages(&bytes);
+            let lifecycle = !messages.is_empty()
+                && messages
+                    .iter()
+                    .all(|m| m.method == INITIALIZE || !m.is_request);
+            if lifecycle {
+                return next(Request::from_parts(parts, Body::from(bytes))).await;
+            }
+            return challenge(
+                oauth,
+                &context,
+                StatusCode::UNAUTHORIZED,
+                None,
+                oauth.spec.challenge_scope.clone(),
+                "this MCP endpoint requires an OAuth bearer token for everything but initialize and notifications; start with the resource metadata named in WWW-Authenticate",
+            );
+        }
         Bearer::Missing => {
             return challenge(
                 oauth,
@@ -209,7 +232,7 @@ struct Missing {
 
 /// What the token lacks for these messages, if anything. The challenge names the token's
 /// scopes and the new ones together (MCP "Scope Challenge Handling", recommended approach),
-/// so the client does not lose what it has.
+/// so the client does not lose what it has, unless the server names only what is lacking.
 fn insufficient(oauth: &AuthServer, token: &Token, messages: &[Message]) -> Option<Missing> {
     if oauth.spec.always_insufficient
         && messages
@@ -243,7 +266,11 @@ fn insufficient(oauth: &AuthServer, token: &Token, messages: &[Message]) -> Opti
         if lacking.is_empty() {
             continue;
         }
-        let mut scope: Vec<String> = token.scopes.clone();
+        let mut scope: Vec<String> = if oauth.spec.challenge_lacking_only {
+            Vec::new()
+        } else {
+            token.scopes.clone()
+        };
         scope.extend(
             required
                 .iter()
