@@ -61,32 +61,26 @@ where
             if lifecycle {
                 return next(Request::from_parts(parts, Body::from(bytes))).await;
             }
-            return challenge(
+            return unauthorized(
                 oauth,
                 &context,
-                StatusCode::UNAUTHORIZED,
                 None,
-                oauth.spec.challenge_scope.clone(),
                 "this MCP endpoint requires an OAuth bearer token for everything but initialize and notifications; start with the resource metadata named in WWW-Authenticate",
             );
         }
         Bearer::Missing => {
-            return challenge(
+            return unauthorized(
                 oauth,
                 &context,
-                StatusCode::UNAUTHORIZED,
                 None,
-                oauth.spec.challenge_scope.clone(),
                 "this MCP endpoint requires an OAuth bearer token; start with the resource metadata named in WWW-Authenticate",
             );
         }
         Bearer::Malformed => {
-            return challenge(
+            return unauthorized(
                 oauth,
                 &context,
-                StatusCode::UNAUTHORIZED,
                 Some("invalid_request"),
-                oauth.spec.challenge_scope.clone(),
                 "the Authorization header is not `Bearer TOKEN` (RFC 6750 section 2.1)",
             );
         }
@@ -97,14 +91,7 @@ where
     let token = match check(found, &context, now) {
         Ok(token) => token,
         Err(description) => {
-            return challenge(
-                oauth,
-                &context,
-                StatusCode::UNAUTHORIZED,
-                Some("invalid_token"),
-                oauth.spec.challenge_scope.clone(),
-                &description,
-            );
+            return unauthorized(oauth, &context, Some("invalid_token"), &description);
         }
     };
     request
@@ -291,6 +278,24 @@ fn insufficient(oauth: &AuthServer, token: &Token, messages: &[Message]) -> Opti
         });
     }
     None
+}
+
+/// A 401 whose challenge names the scope the server wants to start with.
+fn unauthorized(
+    oauth: &AuthServer,
+    context: &Context,
+    error: Option<&'static str>,
+    description: &str,
+) -> Response {
+    let scope = oauth.spec.challenge_scope.clone();
+    challenge(
+        oauth,
+        context,
+        StatusCode::UNAUTHORIZED,
+        error,
+        scope,
+        description,
+    )
 }
 
 /// A 401/403 with `WWW-Authenticate: Bearer …` (RFC 6750 section 3; no `error` when no
