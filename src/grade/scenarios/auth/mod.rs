@@ -199,10 +199,7 @@ fn incoming(auth: bool, h: &HttpExchange) -> Check {
     if !query.is_empty() {
         details["query"] = Value::Object(query);
     }
-    let mcp_method = (!auth && h.path == "/mcp")
-        .then(|| body.get("method").and_then(Value::as_str))
-        .flatten();
-    if let Some(method) = mcp_method {
+    if let Some(method) = mcp_method(h).filter(|_| !auth) {
         description.push_str(&format!(" (method: {method})"));
         details["mcpMethod"] = json!(method);
     }
@@ -224,15 +221,7 @@ fn outgoing(auth: bool, h: &HttpExchange) -> Check {
         "statusCode": status,
         "headers": headers_object(&h.response_headers)
     });
-    let mcp_method = (!auth && h.path == "/mcp")
-        .then(|| {
-            h.request_body
-                .as_deref()
-                .and_then(|b| b.get("method"))
-                .and_then(Value::as_str)
-        })
-        .flatten();
-    if let Some(method) = mcp_method {
+    if let Some(method) = mcp_method(h).filter(|_| !auth) {
         description.push_str(&format!(" (method: {method})"));
         details["mcpMethod"] = json!(method);
     }
@@ -240,6 +229,13 @@ fn outgoing(auth: bool, h: &HttpExchange) -> Check {
         details["body"] = body.clone();
     }
     info(id, &description, details)
+}
+
+/// The JSON-RPC method of a request to the MCP endpoint, as the suite's logger reads it.
+fn mcp_method(h: &HttpExchange) -> Option<&str> {
+    (h.path == "/mcp")
+        .then(|| h.request_body.as_deref()?.get("method")?.as_str())
+        .flatten()
 }
 
 fn info(id: &str, description: &str, details: Value) -> Check {
@@ -390,13 +386,8 @@ pub(super) fn judge(
         } else if let Some(registration) = registrations.get(&record.id) {
             registration_checks(registration, version, &mut checks);
         } else if h.path == "/mcp" && h.method.eq_ignore_ascii_case("POST") {
-            let method = h
-                .request_body
-                .as_deref()
-                .and_then(|b| b.get("method"))
-                .and_then(Value::as_str);
             let check = rules
-                .verifies(method)
+                .verifies(mcp_method(h))
                 .then(|| bearer_check(h, &granted))
                 .flatten();
             checks.extend(check);
