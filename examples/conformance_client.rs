@@ -25,7 +25,7 @@ use rmcp::model::{
 use rmcp::service::ClientInitializeError;
 use rmcp::service::{RequestContext, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::auth::{AuthClient, AuthorizationRequest, OAuthState};
+use rmcp::transport::auth::{AuthClient, AuthError, AuthorizationRequest, OAuthState};
 use rmcp::transport::streamable_http_client::{
     AuthRequiredError, InsufficientScopeError, StreamableHttpClient,
     StreamableHttpClientTransportConfig,
@@ -157,6 +157,10 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
 /// The redirect URI this client uses, one the pre-registration scenario registered.
 const REDIRECT_URI: &str = "http://localhost:3000/callback";
 
+/// The client's Client ID Metadata Document, the suite's: rmcp uses it as `client_id` where
+/// the authorization server advertises metadata documents, and registers elsewhere.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
 /// An `auth/*` scenario: rmcp's OAuth flow from the server's 401 (discovery, registration or
 /// the context's pre-registered credentials, authorization, code exchange), the consent
 /// approved by following the redirect as a browser would; then a session with the token
@@ -167,6 +171,7 @@ async fn authorized(url: &str) -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
     let mut auth: Option<AuthClient<reqwest::Client>> = None;
     let mut upgrades = 0;
+    let mut restarted = false;
     loop {
         let outcome = match &auth {
             None => use_test_tool(url, reqwest::Client::default()).await,
@@ -182,6 +187,12 @@ async fn authorized(url: &str) -> Result<(), Box<dyn std::error::Error>> {
         match (challenge_of(error.as_ref()), &auth) {
             (Some(Challenge::Unauthorized(header)), None) => {
                 auth = Some(authorize(&http, url, &header).await?);
+            }
+            // The grant is gone (a new authorization server, SEP-2352): start over once, from
+            // discovery, as a client with no token.
+            (Some(Challenge::RefreshFailed), Some(_)) if !restarted => {
+                restarted = true;
+                auth = None;
             }
             // A step-up that keeps failing is a loop: three authorizations in all at most.
             (Some(Challenge::InsufficientScope(header)), Some(auth))
@@ -206,6 +217,7 @@ async fn authorize(
 ) -> Result<AuthClient<reqwest::Client>, Box<dyn std::error::Error>> {
     let mut request = AuthorizationRequest::new(REDIRECT_URI)
         .with_client_name("conformance-client")
+        .with_client_metadata_url(CLIENT_METADATA_URL)
         .with_initial_scope_selection()
         .with_challenge(challenge);
     if let Ok(context) = std::env::var("MCP_CONFORMANCE_CONTEXT") {
@@ -300,6 +312,8 @@ enum Challenge {
     Unauthorized(String),
     /// A 403 `insufficient_scope`: a token with more scopes.
     InsufficientScope(String),
+    /// A 401 rmcp answered with a refresh that the authorization server refused.
+    RefreshFailed,
 }
 
 /// The `WWW-Authenticate` challenge somewhere in the error's chain.
@@ -320,6 +334,9 @@ fn challenge_of(error: &(dyn std::error::Error + 'static)) -> Option<Challenge> 
         }
         if let Some(refused) = error.downcast_ref::<AuthRequiredError>() {
             return Some(classify(&refused.www_authenticate_header));
+        }
+        if let Some(AuthError::TokenRefreshFailed(_)) = error.downcast_ref::<AuthError>() {
+            return Some(Challenge::RefreshFailed);
         }
         if let Some(initialize) = error.downcast_ref::<ClientInitializeError>() {
             return initialize.auth_challenge().map(classify);

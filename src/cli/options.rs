@@ -96,8 +96,8 @@ pub struct CheckClientArgs {
     /// A scenario to run (repeat for more); every graded scenario when none is named.
     #[arg(long = "scenario", value_name = "name", conflicts_with = "suite")]
     pub scenarios: Vec<String>,
-    /// Run the graded scenarios of one of the suite's lists: all, core, auth, extensions,
-    /// backcompat.
+    /// Run the graded scenarios of one of the suite's lists: all, core, extensions,
+    /// backcompat, auth, metadata, draft, sep-835.
     #[arg(long, value_name = "suite", value_parser = parse_suite)]
     pub suite: Option<crate::grade::Suite>,
     /// The suite's expected-failures YAML: scenarios (or `scenario:check-id`) under

@@ -7,9 +7,10 @@
 //! Scenarios graded so far: every one of the suite's that is not `auth/*` (`initialize`,
 //! `tools_call`, `elicitation-sep1034-client-defaults`, `sse-retry`, `request-metadata`,
 //! `sep-2322-client-request-state`, the three `http-*-headers`, `json-schema-ref-no-deref`,
-//! `json-schema-2020-12-preservation`) and the first `auth/*` ones (`metadata-*`, `scope-*`,
-//! `token-endpoint-auth-*`, `pre-registration`); see `docs/grading.md` for the rest, still to
-//! come.
+//! `json-schema-2020-12-preservation`) and its 27 `auth/*` ones of the spec timeline
+//! (discovery, CIMD, scopes, token endpoint auth, pre-registration, the 2025-03-26
+//! backcompat, resource and issuer validation, offline access, authorization server
+//! migration); see `docs/grading.md` for the extensions' ones, still to come.
 //!
 //! # Example
 //! ```
@@ -40,7 +41,7 @@ pub use client::{ClientCommand, ClientRun};
 pub use report::Report;
 
 use crate::{MockMcpServer, ProtocolVersion};
-use scenarios::{PLAYS, Play};
+use scenarios::{List, PLAYS, Play};
 
 /// A client scenario of the conformance suite.
 #[derive(Clone, Copy)]
@@ -80,11 +81,19 @@ impl Scenario {
 
     /// Whether the suite's list `suite` holds it.
     pub fn in_suite(&self, suite: Suite) -> bool {
+        let list = self.play.list;
+        let name = self.play.name;
         match suite {
             Suite::All => true,
-            Suite::Core => self.play.core,
-            Suite::Auth => self.play.name.starts_with("auth/"),
-            Suite::Extensions | Suite::Backcompat => false,
+            Suite::Core => list == List::Core,
+            Suite::Auth => list == List::Core && name.starts_with("auth/"),
+            Suite::Extensions => list == List::Extensions,
+            Suite::Backcompat => list == List::Backcompat,
+            Suite::Metadata => name.starts_with("auth/metadata-"),
+            Suite::Draft => {
+                list != List::Extensions && self.play.introduced_in == ProtocolVersion::V2026_07_28
+            }
+            Suite::Sep835 => name.starts_with("auth/scope-"),
         }
     }
 
@@ -96,6 +105,12 @@ impl Scenario {
     /// What it tests, in the suite's words.
     pub fn description(&self) -> &'static str {
         self.play.description
+    }
+
+    /// Whether a client that exits with an error may still pass it: the scenarios where a
+    /// correct client gives up (a step-up that never succeeds, a server it must not trust).
+    pub fn allows_client_error(&self) -> bool {
+        self.play.allow_client_error
     }
 
     /// Whether it applies at spec revision `version`: from the revision that introduced
@@ -166,19 +181,28 @@ pub enum Suite {
     Extensions,
     /// The 2025-03-26 authorization backcompat scenarios.
     Backcompat,
+    /// The `auth/metadata-*` discovery scenarios.
+    Metadata,
+    /// The scenarios the 2026-07-28 revision introduced.
+    Draft,
+    /// The `auth/scope-*` scenarios (SEP-835, scope selection and step-up).
+    Sep835,
 }
 
 impl Suite {
     /// Every list, as the suite's CLI names them.
-    pub const ALL: [Suite; 5] = [
+    pub const ALL: [Suite; 8] = [
         Suite::All,
         Suite::Core,
-        Suite::Auth,
         Suite::Extensions,
         Suite::Backcompat,
+        Suite::Auth,
+        Suite::Metadata,
+        Suite::Draft,
+        Suite::Sep835,
     ];
 
-    /// `all`, `core`, `auth`, `extensions` or `backcompat`.
+    /// `all`, `core`, `extensions`, `backcompat`, `auth`, `metadata`, `draft` or `sep-835`.
     pub fn as_str(self) -> &'static str {
         match self {
             Suite::All => "all",
@@ -186,6 +210,9 @@ impl Suite {
             Suite::Auth => "auth",
             Suite::Extensions => "extensions",
             Suite::Backcompat => "backcompat",
+            Suite::Metadata => "metadata",
+            Suite::Draft => "draft",
+            Suite::Sep835 => "sep-835",
         }
     }
 

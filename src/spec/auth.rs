@@ -60,6 +60,13 @@ pub struct OAuthSpec {
     /// make the server probe them.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub client_metadata_on_loopback: bool,
+    /// Client ID Metadata Documents the server holds instead of fetching, by their
+    /// `client_id` URL: a client whose document URL nothing serves (the conformance suite's
+    /// `https://conformance-test.local/client-metadata.json`) can still authorize. A held
+    /// document is checked as a fetched one is, and only while
+    /// `client_id_metadata_documents` is on.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub client_metadata_documents: BTreeMap<String, serde_json::Value>,
     /// Answer `initialize` and notifications without a token; every other request needs one
     /// (the conformance step-up and retry-limit servers: the client meets the 401 on its
     /// first operation, not on connecting).
@@ -140,6 +147,7 @@ impl Default for OAuthSpec {
             registration_substitutes_auth_method: false,
             client_id_metadata_documents: true,
             client_metadata_on_loopback: false,
+            client_metadata_documents: BTreeMap::new(),
             anonymous_lifecycle: false,
             challenge_lacking_only: false,
             pre_registered_clients: Vec::new(),

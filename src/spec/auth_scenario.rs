@@ -24,7 +24,8 @@ use super::auth::{
 /// scopes, client ids and URLs are the suite's own, so a client tested here behaves as it
 /// would against the suite. Unless a variant says otherwise the server is
 /// [`OAuth::new`](crate::oauth::OAuth::new)'s, serving only the RFC 8414 authorization server metadata at
-/// `/.well-known/oauth-authorization-server`, as the suite's mock does.
+/// `/.well-known/oauth-authorization-server` and taking no Client ID Metadata Documents, as
+/// the suite's mock does.
 ///
 /// # Example
 /// ```
@@ -86,7 +87,10 @@ pub enum AuthScenario {
     MetadataVar3,
     /// `auth/basic-cimd`. The authorization server advertises
     /// `client_id_metadata_document_supported: true` (DCR is still offered) and fetches a
-    /// URL `client_id` to validate the redirect URI against it (feature `oauth-cimd`).
+    /// URL `client_id` to validate the redirect URI against it (feature `oauth-cimd`). It
+    /// holds the document of the suite's URL,
+    /// [`CLIENT_METADATA_URL`](Self::CLIENT_METADATA_URL), which nothing serves, with the
+    /// redirect URIs [`PRE_REGISTERED_REDIRECT_URIS`](Self::PRE_REGISTERED_REDIRECT_URIS).
     ///
     /// A correct client that has a Client ID Metadata Document uses its https URL as
     /// `client_id` and does not register.
@@ -180,7 +184,8 @@ pub enum AuthScenario {
     ResourceMismatch,
     /// `auth/offline-access-scope`. The authorization server lists
     /// `scopes_supported: ["mcp:basic", "offline_access"]` (the resource metadata only
-    /// `mcp:basic`) and the `refresh_token` grant; DCR and CIMD are both offered.
+    /// `mcp:basic`) and the `refresh_token` grant; DCR and CIMD are both offered, CIMD as
+    /// in [`BasicCimd`](Self::BasicCimd).
     ///
     /// A correct client that wants refresh tokens adds `offline_access` to its `scope` and
     /// `refresh_token` to its registered `grant_types` (SEP-2207).
@@ -190,8 +195,8 @@ pub enum AuthScenario {
     ///
     /// A correct client does not request `offline_access`.
     OfflineAccessNotSupported,
-    /// `auth/authorization-server-migration`. The 401 carries `scope="mcp:basic"`. After the
-    /// first request accepted with a token, the resource metadata names a new issuer (with
+    /// `auth/authorization-server-migration`. `initialize` and notifications need no token;
+    /// the 401 carries `scope="mcp:basic"`. After the first request accepted with a token, the resource metadata names a new issuer (with
     /// its own clients and tokens) and refuses the old tokens with 401.
     ///
     /// A correct client rediscovers, registers again with the new authorization server and
@@ -269,6 +274,12 @@ impl AuthScenario {
         AuthScenario::IssNormalized,
         AuthScenario::MetadataIssuerMismatch,
     ];
+
+    /// The Client ID Metadata Document URL the suite's clients use
+    /// ([`BasicCimd`](Self::BasicCimd)); it resolves nowhere, so the presets that take
+    /// metadata documents hold its document.
+    pub const CLIENT_METADATA_URL: &'static str =
+        "https://conformance-test.local/client-metadata.json";
 
     /// The `client_id` of [`PreRegistration`](Self::PreRegistration)'s client.
     pub const PRE_REGISTERED_CLIENT_ID: &'static str = "pre-registered-client";
@@ -374,6 +385,7 @@ impl AuthScenario {
         // default path; the metadata scenarios replace it with their own documents.
         let mut spec = OAuthSpec {
             authorization_server_metadata: vec![AuthServerMetadata::OAuth],
+            client_id_metadata_documents: false,
             ..OAuthSpec::default()
         };
         let s = &mut spec;
@@ -394,10 +406,7 @@ impl AuthScenario {
                 s.issuer_path = Some("/tenant1".into());
                 s.authorization_server_metadata = vec![AuthServerMetadata::OpenIdAppended];
             }
-            S::BasicCimd => {
-                s.client_id_metadata_documents = true;
-                s.client_metadata_on_loopback = true;
-            }
+            S::BasicCimd => metadata_documents(s),
             S::ScopeFromWwwAuthenticate => s.challenge_scope = Some("mcp:basic".into()),
             S::ScopeFromScopesSupported => {
                 s.scopes_supported = strings(&["mcp:basic", "mcp:read", "mcp:write"]);
@@ -421,7 +430,6 @@ impl AuthScenario {
             S::TokenEndpointAuthNone => only_method(s, Method::None),
             S::PreRegistration => {
                 s.dynamic_registration = false;
-                s.client_id_metadata_documents = false;
                 s.token_endpoint_auth_methods = vec![Method::ClientSecretBasic];
                 s.pre_registered_clients.push(PreRegisteredClient {
                     client_id: Self::PRE_REGISTERED_CLIENT_ID.into(),
@@ -447,8 +455,7 @@ impl AuthScenario {
             S::OfflineAccessScope => {
                 s.scopes_supported = strings(&["mcp:basic"]);
                 s.offline_access = true;
-                s.client_id_metadata_documents = true;
-                s.client_metadata_on_loopback = true;
+                metadata_documents(s);
             }
             S::OfflineAccessNotSupported => {
                 s.scopes_supported = strings(&["mcp:basic", "mcp:read"]);
@@ -457,6 +464,7 @@ impl AuthScenario {
             S::AuthorizationServerMigration => {
                 s.challenge_scope = Some("mcp:basic".into());
                 s.authorization_server_migration = true;
+                s.anonymous_lifecycle = true;
             }
             S::IssSupported => iss(s, true, IssResponse::Correct),
             S::IssNotAdvertised => iss(s, false, IssResponse::Omitted),
@@ -470,6 +478,25 @@ impl AuthScenario {
         }
         spec
     }
+}
+
+/// Client ID Metadata Documents on, fetched from this machine too, and the suite's
+/// unresolvable document held.
+fn metadata_documents(spec: &mut OAuthSpec) {
+    spec.client_id_metadata_documents = true;
+    spec.client_metadata_on_loopback = true;
+    let url = AuthScenario::CLIENT_METADATA_URL;
+    spec.client_metadata_documents.insert(
+        url.into(),
+        serde_json::json!({
+            "client_id": url,
+            "client_name": "conformance test client",
+            "redirect_uris": AuthScenario::PRE_REGISTERED_REDIRECT_URIS,
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none"
+        }),
+    );
 }
 
 fn strings(items: &[&str]) -> Vec<String> {

@@ -49,6 +49,25 @@ pub(crate) fn check_spec(spec: &crate::spec::ServerSpec) -> Result<(), Error> {
             ));
         }
     }
+    if auth.client_metadata_documents.len() > MAX_LIST {
+        return invalid(format!(
+            "`auth.client_metadata_documents` has {} entries; at most {MAX_LIST}",
+            auth.client_metadata_documents.len()
+        ));
+    }
+    let accepts_none = auth
+        .token_endpoint_auth_methods
+        .contains(&TokenEndpointAuthMethod::None);
+    for (url, document) in &auth.client_metadata_documents {
+        let field = format!("`auth.client_metadata_documents[\"{url}\"]`");
+        match url::Url::parse(url) {
+            Ok(parsed) if matches!(parsed.scheme(), "https" | "http") => {}
+            _ => return invalid(format!("{field}: the key must be an http or https URL")),
+        }
+        if let Err(reason) = register::document_client(accepts_none, url, document) {
+            return invalid(format!("{field}: {reason}"));
+        }
+    }
     for (field, path) in [
         ("issuer_path", auth.issuer_path.as_deref()),
         (

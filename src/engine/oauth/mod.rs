@@ -228,9 +228,9 @@ impl AuthServer {
         self.lock().consent = consent;
     }
 
-    /// Moves to a new authorization server: a new issuer (`…/as2`, `…/as3`, ...) that
-    /// knows none of the old one's registered clients, codes or tokens. Pre-registered
-    /// clients stay (they are configuration).
+    /// Moves to a new authorization server: a new issuer (`…/as2`, `…/as3`, ...) with its
+    /// endpoints under `…/oauth/as2`, that knows none of the old one's registered clients,
+    /// codes or tokens. Pre-registered clients stay (they are configuration).
     pub(crate) fn migrate(&self) {
         let mut state = self.lock();
         state.generation = state.generation.saturating_add(1);
@@ -263,12 +263,16 @@ impl AuthServer {
         path
     }
 
-    /// Where the authorization server's endpoints live: `{prefix}/oauth`, or the root
-    /// for the 2025-03-26 endpoint fallback.
+    /// Where the authorization server's endpoints live: `{prefix}/oauth`, `{prefix}/oauth/as2`
+    /// after a migration (the old server's endpoints are gone with it), or the root for the
+    /// 2025-03-26 endpoint fallback.
     pub(crate) fn endpoint_base(&self, mount: &Mount) -> String {
         match self.spec.legacy {
             Some(LegacyDiscovery::EndpointFallback) => String::new(),
-            _ => format!("{}/oauth", mount.prefix),
+            _ => match self.generation() {
+                0 => format!("{}/oauth", mount.prefix),
+                generation => format!("{}/oauth/as{}", mount.prefix, generation + 1),
+            },
         }
     }
 

@@ -337,6 +337,14 @@ pub(super) async fn metadata_document_client(
     let invalid = |reason: String| OAuthError::bad("invalid_client", reason);
     let url = url::Url::parse(client_id)
         .map_err(|e| invalid(format!("client_id `{client_id}` is not a URL ({e})")))?;
+    if let Some(document) = oauth.spec.client_metadata_documents.get(client_id) {
+        return document_client(
+            oauth.accepts(TokenEndpointAuthMethod::None),
+            client_id,
+            document,
+        )
+        .map_err(invalid);
+    }
     if !cfg!(feature = "oauth-cimd") {
         return Err(invalid(cimd_unavailable(client_id)));
     }
@@ -382,54 +390,67 @@ pub(super) async fn metadata_document_client(
         return Err(invalid(problem));
     }
     let body = fetch(oauth, url, client_id, local).await?;
-    let Ok(Value::Object(document)) = serde_json::from_slice::<Value>(&body) else {
-        return Err(invalid(format!(
+    let document = serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null);
+    document_client(
+        oauth.accepts(TokenEndpointAuthMethod::None),
+        client_id,
+        &document,
+    )
+    .map_err(invalid)
+}
+
+/// The client a Client ID Metadata Document describes, fetched or held by the server: the
+/// document names itself, the client and its redirect URIs, and asks for `none`.
+pub(super) fn document_client(
+    accepts_none: bool,
+    client_id: &str,
+    document: &Value,
+) -> Result<Client, String> {
+    let Value::Object(document) = document else {
+        return Err(format!(
             "the client metadata document `{client_id}` is not a JSON object"
-        )));
+        ));
     };
     if document.get("client_id").and_then(Value::as_str) != Some(client_id) {
-        return Err(invalid(format!(
+        return Err(format!(
             "the client metadata document's `client_id` ({}) is not its URL `{client_id}` exactly",
             document
                 .get("client_id")
                 .map_or("missing".into(), Value::to_string)
-        )));
+        ));
     }
     if !document.get("client_name").is_some_and(Value::is_string) {
-        return Err(invalid(format!(
+        return Err(format!(
             "the client metadata document `{client_id}` has no `client_name` string"
-        )));
+        ));
     }
-    let redirect_uris = match string_list(&document, "redirect_uris") {
+    let redirect_uris = match string_list(document, "redirect_uris") {
         Ok(Some(list)) if !list.is_empty() => list,
         _ => {
-            return Err(invalid(format!(
+            return Err(format!(
                 "the client metadata document `{client_id}` has no `redirect_uris` array of strings"
-            )));
+            ));
         }
     };
     for uri in &redirect_uris {
-        check_redirect_uri(uri).map_err(|reason| {
-            invalid(format!(
-                "the client metadata document `{client_id}`: {reason}"
-            ))
-        })?;
+        check_redirect_uri(uri)
+            .map_err(|reason| format!("the client metadata document `{client_id}`: {reason}"))?;
     }
     match document
         .get("token_endpoint_auth_method")
         .and_then(Value::as_str)
         .unwrap_or("none")
     {
-        "none" if oauth.accepts(TokenEndpointAuthMethod::None) => {}
+        "none" if accepts_none => {}
         "none" => {
-            return Err(invalid(
+            return Err(
                 "the client metadata document asks for `none`, which this token endpoint does not accept".into(),
-            ));
+            );
         }
         other => {
-            return Err(invalid(format!(
+            return Err(format!(
                 "the client metadata document asks for `{other}`; a metadata-document client here is public (`none`): it cannot share a secret, and private_key_jwt is not supported"
-            )));
+            ));
         }
     }
     Ok(Client {

@@ -21,6 +21,20 @@ use crate::log::{Entry, HttpExchange, HttpKind, Log, RpcKind, RpcMessage};
 use crate::oauth::AuthScenario;
 use crate::{MockMcpServer, MockMcpServerBuilder, ProtocolVersion};
 
+/// The suite's named lists of client scenarios; the others (`all`, `draft`, `metadata`,
+/// `sep-835`) follow from the names and revisions.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum List {
+    /// Tier 1: `core` (the authorization ones also `auth`).
+    Core,
+    /// The 2025-03-26 authorization scenarios.
+    Backcompat,
+    /// The extensions' scenarios, off the spec timeline.
+    Extensions,
+    /// In `all` only (and `draft` when 2026-07-28 introduced it).
+    Other,
+}
+
 /// One scenario: its name, where it applies on the spec timeline, what it serves and how it
 /// judges.
 pub(super) struct Play {
@@ -28,8 +42,8 @@ pub(super) struct Play {
     pub(super) description: &'static str,
     pub(super) introduced_in: ProtocolVersion,
     pub(super) removed_in: Option<ProtocolVersion>,
-    /// The suite's `core` list (tier 1 requirements) holds it.
-    pub(super) core: bool,
+    /// Which of the suite's named lists holds it.
+    pub(super) list: List,
     pub(super) serve: fn() -> MockMcpServerBuilder,
     /// What the server needs once it listens (a tool naming its own address).
     pub(super) prepare: fn(&MockMcpServer) -> Result<(), crate::Error>,
@@ -62,7 +76,7 @@ impl Play {
             description,
             introduced_in,
             removed_in: None,
-            core: true,
+            list: List::Core,
             serve,
             prepare: nothing,
             context: no_context,
@@ -70,6 +84,16 @@ impl Play {
             judge,
             wire: false,
         }
+    }
+
+    const fn in_list(mut self, list: List) -> Play {
+        self.list = list;
+        self
+    }
+
+    const fn removed_in(mut self, version: ProtocolVersion) -> Play {
+        self.removed_in = Some(version);
+        self
     }
 
     const fn with_context(mut self, context: fn(&MockMcpServer) -> Option<Value>) -> Play {
@@ -89,7 +113,7 @@ pub(super) const PLAYS: &[Play] = &[
         description: "Tests MCP client initialization handshake",
         introduced_in: ProtocolVersion::V2025_06_18,
         removed_in: Some(ProtocolVersion::V2026_07_28),
-        core: true,
+        list: List::Core,
         serve: lifecycle::initialize_server,
         prepare: nothing,
         context: no_context,
@@ -102,7 +126,7 @@ pub(super) const PLAYS: &[Play] = &[
         description: "Tests calling tools with various parameter types",
         introduced_in: ProtocolVersion::V2025_06_18,
         removed_in: None,
-        core: true,
+        list: List::Core,
         serve: tools::tools_call_server,
         prepare: nothing,
         context: no_context,
@@ -115,7 +139,7 @@ pub(super) const PLAYS: &[Play] = &[
         description: "Tests client applies default values for omitted elicitation fields (SEP-1034)",
         introduced_in: ProtocolVersion::V2025_11_25,
         removed_in: Some(ProtocolVersion::V2026_07_28),
-        core: true,
+        list: List::Core,
         serve: elicitation::server,
         prepare: nothing,
         context: no_context,
@@ -128,7 +152,7 @@ pub(super) const PLAYS: &[Play] = &[
         description: "Tests that client respects SSE retry field timing and reconnects properly (SEP-1699)",
         introduced_in: ProtocolVersion::V2025_11_25,
         removed_in: Some(ProtocolVersion::V2026_07_28),
-        core: true,
+        list: List::Core,
         serve: sse_retry::server,
         prepare: nothing,
         context: no_context,
@@ -141,7 +165,7 @@ pub(super) const PLAYS: &[Play] = &[
         description: "Per-request _meta and MCP-Protocol-Version header obligations (SEP-2575)",
         introduced_in: ProtocolVersion::V2026_07_28,
         removed_in: None,
-        core: false,
+        list: List::Other,
         serve: request_metadata::server,
         prepare: nothing,
         context: no_context,
@@ -176,6 +200,13 @@ pub(super) const PLAYS: &[Play] = &[
         ProtocolVersion::V2025_11_25,
         || auth::server(AuthScenario::MetadataVar3),
         auth::metadata_var3_checks,
+    ),
+    Play::auth(
+        "auth/basic-cimd",
+        "Tests OAuth flow with Client ID Metadata Documents (SEP-991/URL-based client IDs). Server advertises client_id_metadata_document_supported=true and client should use URL as client_id instead of DCR.",
+        ProtocolVersion::V2025_11_25,
+        || auth::server(AuthScenario::BasicCimd),
+        auth::basic_cimd_checks,
     ),
     Play::auth(
         "auth/scope-from-www-authenticate",
@@ -242,12 +273,118 @@ pub(super) const PLAYS: &[Play] = &[
         auth::pre_registration_checks,
     )
     .with_context(auth::pre_registration_context),
+    Play::auth(
+        "auth/2025-03-26-oauth-metadata-backcompat",
+        "Tests 2025-03-26 spec OAuth flow: no PRM (Protected Resource Metadata), OAuth metadata at root location",
+        ProtocolVersion::V2025_03_26,
+        || auth::server(AuthScenario::LegacyMetadataBackcompat),
+        auth::metadata_backcompat_checks,
+    )
+    .removed_in(ProtocolVersion::V2025_06_18)
+    .in_list(List::Backcompat),
+    Play::auth(
+        "auth/2025-03-26-oauth-endpoint-fallback",
+        "Tests OAuth flow with no metadata endpoints, relying on fallback to standard OAuth endpoints at server root (2025-03-26 spec behavior)",
+        ProtocolVersion::V2025_03_26,
+        || auth::server(AuthScenario::LegacyEndpointFallback),
+        auth::endpoint_fallback_checks,
+    )
+    .removed_in(ProtocolVersion::V2025_06_18)
+    .in_list(List::Backcompat),
+    Play::auth(
+        "auth/resource-mismatch",
+        "Tests that client rejects when PRM resource does not match server URL",
+        ProtocolVersion::V2026_07_28,
+        || auth::server(AuthScenario::ResourceMismatch),
+        auth::resource_mismatch_checks,
+    )
+    .in_list(List::Other).allowing_client_error(),
+    Play::auth(
+        "auth/offline-access-scope",
+        "Tests that a client that wants a refresh token handles offline_access scope and refresh_token grant type when AS supports them (SEP-2207)",
+        ProtocolVersion::V2026_07_28,
+        || auth::server(AuthScenario::OfflineAccessScope),
+        auth::offline_access_scope_checks,
+    )
+    .in_list(List::Other),
+    Play::auth(
+        "auth/offline-access-not-supported",
+        "Tests that client does not request offline_access when AS does not list it in scopes_supported (SEP-2207)",
+        ProtocolVersion::V2026_07_28,
+        || auth::server(AuthScenario::OfflineAccessNotSupported),
+        auth::offline_access_not_supported_checks,
+    )
+    .in_list(List::Other),
+    Play::auth(
+        "auth/authorization-server-migration",
+        "Tests that a client, when the PRM authorization_servers changes to a new issuer, re-registers with the new authorization server and does not reuse credentials from the previous one (SEP-2352).",
+        ProtocolVersion::V2026_07_28,
+        || auth::server(AuthScenario::AuthorizationServerMigration),
+        auth::migration_checks,
+    )
+    .in_list(List::Other),
+    Play::auth(
+        "auth/iss-supported",
+        "Tests that client accepts authorization response when server advertises and sends correct iss parameter",
+        ProtocolVersion::V2026_07_28,
+        || auth::server(AuthScenario::IssSupported),
+        auth::iss_supported_checks,
+    )
+    .in_list(List::Other),
+    Play::auth(
+        "auth/iss-not-advertised",
+        "Tests that client accepts authorization response when server does not advertise or send iss parameter",
+        ProtocolVersion::V2026_07_28,
+        || auth::server(AuthScenario::IssNotAdvertised),
+        auth::iss_not_advertised_checks,
+    )
+    .in_list(List::Other),
+    Play::auth(
+        "auth/iss-supported-missing",
+        "Tests that client rejects authorization response when server advertised iss support but omitted iss from redirect",
+        ProtocolVersion::V2026_07_28,
+        || auth::server(AuthScenario::IssSupportedMissing),
+        auth::iss_supported_missing_checks,
+    )
+    .in_list(List::Other).allowing_client_error(),
+    Play::auth(
+        "auth/iss-wrong-issuer",
+        "Tests that client rejects authorization response when iss does not match the authorization server issuer",
+        ProtocolVersion::V2026_07_28,
+        || auth::server(AuthScenario::IssWrongIssuer),
+        auth::iss_wrong_issuer_checks,
+    )
+    .in_list(List::Other).allowing_client_error(),
+    Play::auth(
+        "auth/iss-unexpected",
+        "Tests that client compares iss against recorded issuer even when not advertised, and rejects on mismatch",
+        ProtocolVersion::V2026_07_28,
+        || auth::server(AuthScenario::IssUnexpected),
+        auth::iss_unexpected_checks,
+    )
+    .in_list(List::Other).allowing_client_error(),
+    Play::auth(
+        "auth/iss-normalized",
+        "Tests that client compares iss using simple string comparison without applying URL normalization",
+        ProtocolVersion::V2026_07_28,
+        || auth::server(AuthScenario::IssNormalized),
+        auth::iss_normalized_checks,
+    )
+    .in_list(List::Other).allowing_client_error(),
+    Play::auth(
+        "auth/metadata-issuer-mismatch",
+        "Tests that client rejects authorization server metadata whose issuer does not match the issuer used to construct the well-known URL",
+        ProtocolVersion::V2026_07_28,
+        || auth::server(AuthScenario::MetadataIssuerMismatch),
+        auth::metadata_issuer_mismatch_checks,
+    )
+    .in_list(List::Other).allowing_client_error(),
     Play {
         name: "sep-2322-client-request-state",
         description: "Tests client MRTR behavior: requestState echo, no-state omission, and JSON-RPC id uniqueness (SEP-2322)",
         introduced_in: ProtocolVersion::V2026_07_28,
         removed_in: None,
-        core: false,
+        list: List::Other,
         serve: request_state::server,
         prepare: nothing,
         context: no_context,
@@ -260,7 +397,7 @@ pub(super) const PLAYS: &[Play] = &[
         description: "Tests that client includes Mcp-Method and Mcp-Name headers on HTTP POST requests (SEP-2243)",
         introduced_in: ProtocolVersion::V2026_07_28,
         removed_in: None,
-        core: false,
+        list: List::Other,
         serve: standard_headers::server,
         prepare: nothing,
         context: no_context,
@@ -273,7 +410,7 @@ pub(super) const PLAYS: &[Play] = &[
         description: "Tests that client mirrors x-mcp-header tool parameters into Mcp-Param headers with correct encoding (SEP-2243)",
         introduced_in: ProtocolVersion::V2026_07_28,
         removed_in: None,
-        core: false,
+        list: List::Other,
         serve: custom_headers::server,
         prepare: nothing,
         context: custom_headers::context,
@@ -286,7 +423,7 @@ pub(super) const PLAYS: &[Play] = &[
         description: "Tests that client rejects tools with invalid x-mcp-header annotations (SEP-2243)",
         introduced_in: ProtocolVersion::V2026_07_28,
         removed_in: None,
-        core: false,
+        list: List::Other,
         serve: custom_headers::invalid_server,
         prepare: nothing,
         context: no_context,
@@ -299,7 +436,7 @@ pub(super) const PLAYS: &[Play] = &[
         description: "Tests that a client does not automatically dereference a network-URI `$ref` in a tool's inputSchema (SEP-2106)",
         introduced_in: ProtocolVersion::V2026_07_28,
         removed_in: None,
-        core: false,
+        list: List::Other,
         serve: json_schema::server,
         prepare: json_schema::prepare,
         context: no_context,
@@ -312,7 +449,7 @@ pub(super) const PLAYS: &[Play] = &[
         description: "Validates client-side preservation of JSON Schema 2020-12 keywords (SEP-1613, SEP-2106)",
         introduced_in: ProtocolVersion::V2025_11_25,
         removed_in: None,
-        core: false,
+        list: List::Other,
         serve: preservation::server,
         prepare: nothing,
         context: no_context,

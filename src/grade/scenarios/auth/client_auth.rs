@@ -1,6 +1,7 @@
-//! `auth/token-endpoint-auth-{basic,post,none}` and `auth/pre-registration`: how the client
-//! authenticates at the token endpoint, and with which credentials (the suite's
-//! `token-endpoint-auth.ts` and `pre-registration.ts`).
+//! `auth/token-endpoint-auth-{basic,post,none}`, `auth/pre-registration` and
+//! `auth/basic-cimd`: how the client authenticates at the token endpoint, and which identity
+//! it presents (the suite's `token-endpoint-auth.ts`, `pre-registration.ts` and
+//! `basic-cimd.ts`).
 
 use base64::Engine as _;
 use serde_json::{Value, json};
@@ -9,7 +10,7 @@ use super::{Layout, Rules, backfill, judge, refs};
 use crate::MockMcpServer;
 use crate::ProtocolVersion;
 use crate::grade::check::{Check, CheckStatus};
-use crate::log::{Log, TokenRequest};
+use crate::log::{AuthorizeRequest, Log, TokenRequest};
 use crate::oauth::AuthScenario;
 
 /// The method the suite sees: a `Basic` header, else a `client_secret` in the body.
@@ -35,7 +36,7 @@ fn method_name(method: &str) -> &'static str {
 }
 
 /// `Basic base64(id:secret)`, decoded as Node's lenient base64 does.
-fn basic_credentials(authorization: &str) -> String {
+pub(super) fn basic_credentials(authorization: &str) -> String {
     let encoded = authorization
         .get("Basic ".len()..)
         .unwrap_or_default()
@@ -211,4 +212,57 @@ pub(crate) fn pre_registration_context(_: &MockMcpServer) -> Option<Value> {
         "client_id": AuthScenario::PRE_REGISTERED_CLIENT_ID,
         "client_secret": AuthScenario::PRE_REGISTERED_CLIENT_SECRET
     }))
+}
+
+/// The suite's client metadata URL is the `client_id` of the authorization request.
+struct MetadataDocument;
+
+fn cimd_check(description: &str, status: CheckStatus) -> Check {
+    super::cited(
+        Check::new(
+            "cimd-client-id-used",
+            "Client ID Metadata Document Usage",
+            description,
+            status,
+            refs::mcp_client_id_metadata_documents(),
+        ),
+        refs::ietf_cimd(),
+    )
+}
+
+impl Rules for MetadataDocument {
+    fn on_authorize(&mut self, request: &AuthorizeRequest, checks: &mut Vec<Check>) {
+        let client_id = request.param("client_id");
+        let used = client_id == Some(AuthScenario::CLIENT_METADATA_URL);
+        let check = if used {
+            cimd_check(
+                "Client correctly used URL-based client ID when server supports \
+                 client_id_metadata_document_supported",
+                CheckStatus::Success,
+            )
+        } else {
+            cimd_check(
+                "Client SHOULD use URL-based client ID when server advertises \
+                 client_id_metadata_document_supported=true",
+                CheckStatus::Warning,
+            )
+        };
+        checks.push(check.details(json!({
+            "expectedClientId": AuthScenario::CLIENT_METADATA_URL,
+            "actualClientId": client_id.filter(|id| !id.is_empty()).unwrap_or("none")
+        })));
+    }
+
+    fn finish(&mut self, checks: &mut Vec<Check>) {
+        backfill(checks, "cimd-client-id-used", || {
+            cimd_check(
+                "Client did not make an authorization request to test CIMD support",
+                CheckStatus::Failure,
+            )
+        });
+    }
+}
+
+pub(crate) fn basic_cimd_checks(log: &Log, version: ProtocolVersion) -> Vec<Check> {
+    judge(log, version, &Layout::DEFAULT, &mut MetadataDocument)
 }

@@ -68,7 +68,7 @@ pub(crate) fn metadata_var2_checks(log: &Log, version: ProtocolVersion) -> Vec<C
         as_metadata: "/.well-known/oauth-authorization-server/tenant1",
         prm: ROOT_PRM,
         traps_root_as: true,
-        traps_root_prm: false,
+        ..Layout::DEFAULT
     };
     metadata(log, version, layout)
 }
@@ -78,7 +78,7 @@ pub(crate) fn metadata_var3_checks(log: &Log, version: ProtocolVersion) -> Vec<C
         as_metadata: "/tenant1/.well-known/openid-configuration",
         prm: "/custom/metadata/location.json",
         traps_root_as: true,
-        traps_root_prm: false,
+        ..Layout::DEFAULT
     };
     metadata(log, version, layout)
 }

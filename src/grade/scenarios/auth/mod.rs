@@ -12,16 +12,29 @@
 
 mod client_auth;
 mod discovery;
+mod issuer;
+mod legacy;
+mod migration;
+mod offline;
 mod resource;
 mod scope;
 
 pub(super) use client_auth::{
-    pre_registration_checks, pre_registration_context, token_auth_basic_checks,
+    basic_cimd_checks, pre_registration_checks, pre_registration_context, token_auth_basic_checks,
     token_auth_none_checks, token_auth_post_checks,
 };
 pub(super) use discovery::{
     metadata_default_checks, metadata_var1_checks, metadata_var2_checks, metadata_var3_checks,
 };
+pub(super) use issuer::{
+    iss_normalized_checks, iss_not_advertised_checks, iss_supported_checks,
+    iss_supported_missing_checks, iss_unexpected_checks, iss_wrong_issuer_checks,
+    metadata_issuer_mismatch_checks,
+};
+pub(super) use legacy::{endpoint_fallback_checks, metadata_backcompat_checks};
+pub(super) use migration::migration_checks;
+pub(super) use offline::{offline_access_not_supported_checks, offline_access_scope_checks};
+pub(super) use resource::resource_mismatch_checks;
 pub(super) use scope::{
     from_scopes_supported_checks, from_www_authenticate_checks, omitted_when_undefined_checks,
     retry_limit_checks, step_up_checks,
@@ -83,6 +96,17 @@ pub(super) mod refs {
             "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-selection-strategy";
         mcp_scope_challenge_handling = "MCP-Scope-challenge-handling",
             "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-challenge-handling";
+        mcp_client_id_metadata_documents = "MCP-Client-ID-Metadata-Documents",
+            "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#client-id-metadata-documents";
+        ietf_cimd = "IETF-OAuth-Client-ID-Metadata-Document",
+            "https://datatracker.ietf.org/doc/html/draft-ietf-oauth-client-id-metadata-document-00";
+        legacy_auth_discovery = "MCP-2025-03-26-Authorization-metadata-discovery",
+            "https://modelcontextprotocol.io/specification/2025-03-26/basic/authorization#server-metadata-discovery";
+        legacy_auth_url_fallback = "MCP-2025-03-26-Authorization-metadata-url-fallback",
+            "https://modelcontextprotocol.io/specification/2025-03-26/basic/authorization#fallbacks-for-servers-without-metadata-discovery";
+        sep_2207 = "SEP-2207-Refresh-Token-Guidance",
+            "https://github.com/modelcontextprotocol/modelcontextprotocol/pull/2207";
+        rfc_9207_iss = "RFC-9207-iss-parameter", "https://www.rfc-editor.org/rfc/rfc9207.html#section-2";
     }
 }
 
@@ -109,6 +133,8 @@ pub(super) trait Rules {
     fn verifies(&self, _mcp_method: Option<&str>) -> bool {
         true
     }
+    /// Before the shared checks of a registration (the suite's hook runs first).
+    fn on_register(&mut self, _registration: &Registration, _checks: &mut Vec<Check>) {}
     /// When the client is done: the checks declared but never emitted.
     fn finish(&mut self, _checks: &mut Vec<Check>) {}
     /// Whether the scenario ends with the RFC 8707 `resource` checks.
@@ -127,6 +153,24 @@ pub(super) struct Layout {
     pub(super) traps_root_as: bool,
     /// The resource metadata is path-based: a fetch of the root one is a FAILURE.
     pub(super) traps_root_prm: bool,
+    /// How the suite's servers are laid out, which decides the log lines and the checks
+    /// of the authorization endpoints.
+    pub(super) servers: Servers,
+    /// The authorization server moves (`…/as2`): its metadata below `as_metadata` counts.
+    pub(super) migrates: bool,
+}
+
+/// The suite's servers for a scenario.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Servers {
+    /// The MCP server and its mock authorization server, each on a port of its own.
+    Apart,
+    /// The mock authorization server mounted in the MCP server (2025-03-26 metadata): the
+    /// MCP server's logger writes every line, as `incoming-request`.
+    Mounted,
+    /// No authorization server: the MCP server's own 2025-03-26 fallback endpoints, with
+    /// their own checks and no PKCE ones.
+    Fallback,
 }
 
 const ROOT_AS: &str = "/.well-known/oauth-authorization-server";
@@ -140,7 +184,17 @@ impl Layout {
         prm: PATH_PRM,
         traps_root_as: false,
         traps_root_prm: false,
+        servers: Servers::Apart,
+        migrates: false,
     };
+
+    fn is_as_metadata(&self, path: &str) -> bool {
+        path == self.as_metadata
+            || (self.migrates
+                && path
+                    .strip_prefix(self.as_metadata)
+                    .is_some_and(|rest| rest.starts_with("/as")))
+    }
 }
 
 /// The scenario's server: the fixture with the preset, its secrets kept in the capture so
@@ -290,6 +344,7 @@ pub(super) fn judge(
     let mut checks = Vec::new();
     let mut challenge: Option<String> = None;
     let mut granted: Vec<String> = Vec::new();
+    let mut issued: Vec<String> = Vec::new();
     let mut resources = Resources::default();
     for record in log.records() {
         let Entry::Http(h) = &record.entry else {
@@ -298,10 +353,11 @@ pub(super) fn judge(
         if h.kind != HttpKind::Exchange {
             continue;
         }
-        let auth = is_auth_path(&h.path);
+        let auth = layout.servers == Servers::Apart && is_auth_path(&h.path);
+        let fallback = layout.servers == Servers::Fallback;
         checks.push(incoming(auth, h));
         let get = h.method.eq_ignore_ascii_case("GET");
-        if get && h.path == layout.as_metadata {
+        if get && layout.is_as_metadata(&h.path) {
             checks.push(
                 cited(
                     Check::new(
@@ -368,27 +424,38 @@ pub(super) fn judge(
         } else if let Some(request) = authorizations.get(&record.id) {
             challenge = request.param("code_challenge").map(str::to_string);
             resources.authorization = request.param("resource").map(str::to_string);
-            authorization_checks(request, &mut checks);
-            rules.on_authorize(request, &mut checks);
+            if fallback {
+                checks.push(legacy::fallback_authorization(request));
+            } else {
+                authorization_checks(request, &mut checks);
+                rules.on_authorize(request, &mut checks);
+            }
         } else if let Some(request) = tokens.get(&record.id) {
             let authorization = h.request_header("authorization");
             resources.token = request.param("resource").map(str::to_string);
-            token_checks(request, challenge.as_deref(), &mut checks);
-            rules.on_token(request, authorization, &mut checks);
-            if let Some(scope) = h
-                .response_body
-                .as_deref()
-                .and_then(|b| b.get("scope"))
-                .and_then(Value::as_str)
-            {
+            if fallback {
+                checks.push(legacy::fallback_token(request));
+            } else {
+                token_checks(request, challenge.as_deref(), &mut checks);
+                rules.on_token(request, authorization, &mut checks);
+            }
+            let answer = h.response_body.as_deref();
+            if let Some(scope) = answer.and_then(|b| b.get("scope")).and_then(Value::as_str) {
                 granted = scope.split(' ').map(str::to_string).collect();
             }
+            let token = answer.and_then(|b| b.get("access_token"));
+            issued.extend(token.and_then(Value::as_str).map(str::to_string));
         } else if let Some(registration) = registrations.get(&record.id) {
-            registration_checks(registration, version, &mut checks);
+            if fallback {
+                checks.push(legacy::fallback_registration(registration));
+            } else {
+                rules.on_register(registration, &mut checks);
+                registration_checks(registration, version, &mut checks);
+            }
         } else if h.path == "/mcp" && h.method.eq_ignore_ascii_case("POST") {
             let check = rules
                 .verifies(mcp_method(h))
-                .then(|| bearer_check(h, &granted))
+                .then(|| bearer_check(h, &granted, &issued))
                 .flatten();
             checks.extend(check);
         }
@@ -566,8 +633,9 @@ fn registration_checks(
 }
 
 /// The suite's token verifier, on an MCP POST that carries a bearer token: valid when the
-/// server took it (anything but a `401`).
-fn bearer_check(h: &HttpExchange, granted: &[String]) -> Option<Check> {
+/// server took it (anything but a `401`) or issued it (the suite's verifier knows every
+/// token its server made, even one the resource now refuses).
+fn bearer_check(h: &HttpExchange, granted: &[String], issued: &[String]) -> Option<Check> {
     let header = h.request_header("authorization")?;
     let (scheme, token) = header.split_once(' ')?;
     if !scheme.eq_ignore_ascii_case("bearer") {
@@ -575,30 +643,32 @@ fn bearer_check(h: &HttpExchange, granted: &[String]) -> Option<Check> {
     }
     let token = token.trim();
     let prefix: String = token.chars().take(15).collect();
-    Some(if h.status == Some(401) {
-        Check::new(
-            "invalid-bearer-token",
-            "InvalidBearerToken",
-            "Client provided invalid bearer token",
-            CheckStatus::Failure,
-            refs::mcp_access_token_usage(),
-        )
-        .details(json!({
-            "message": "Token verification failed",
-            "token": if token.is_empty() { "missing".to_string() } else {
-                format!("{}...", token.chars().take(10).collect::<String>())
-            }
-        }))
-    } else {
-        Check::new(
-            "valid-bearer-token",
-            "ValidBearerToken",
-            "Client provided valid bearer token",
-            CheckStatus::Success,
-            refs::mcp_access_token_usage(),
-        )
-        .details(json!({ "token": format!("{prefix}..."), "scopes": granted }))
-    })
+    Some(
+        if h.status == Some(401) && !issued.iter().any(|t| t == token) {
+            Check::new(
+                "invalid-bearer-token",
+                "InvalidBearerToken",
+                "Client provided invalid bearer token",
+                CheckStatus::Failure,
+                refs::mcp_access_token_usage(),
+            )
+            .details(json!({
+                "message": "Token verification failed",
+                "token": if token.is_empty() { "missing".to_string() } else {
+                    format!("{}...", token.chars().take(10).collect::<String>())
+                }
+            }))
+        } else {
+            Check::new(
+                "valid-bearer-token",
+                "ValidBearerToken",
+                "Client provided valid bearer token",
+                CheckStatus::Success,
+                refs::mcp_access_token_usage(),
+            )
+            .details(json!({ "token": format!("{prefix}..."), "scopes": granted }))
+        },
+    )
 }
 
 /// The suite's backfill of a declared check no request emitted.
@@ -606,4 +676,34 @@ pub(super) fn backfill(checks: &mut Vec<Check>, id: &str, make: impl FnOnce() ->
     if !checks.iter().any(|c| c.id == id) {
         checks.push(make());
     }
+}
+
+/// The suite's check for a property the client never came near: a FAILURE that says it
+/// could not be observed, and why.
+fn untestable(
+    id: &str,
+    name: &str,
+    description: &str,
+    reason: &str,
+    references: Vec<SpecReference>,
+) -> Check {
+    let mut check = Check::new(
+        id,
+        name,
+        description,
+        CheckStatus::Failure,
+        refs::rfc_8707(),
+    )
+    .error(format!("Not testable: {reason}"))
+    .details(json!({ "untestable": true, "reason": reason }));
+    check.spec_references = references;
+    check
+}
+
+/// Adds members to a check's details object.
+fn with_details(mut check: Check, more: Value) -> Check {
+    if let (Value::Object(details), Value::Object(more)) = (&mut check.details, more) {
+        details.extend(more);
+    }
+    check
 }

@@ -1,11 +1,91 @@
 //! The RFC 8707 `resource` checks the suite adds when a metadata or token-endpoint scenario
 //! ends (its `addResourceParameterChecks`): the parameter in both requests, a URI without a
 //! fragment, the same in both, and exactly the identifier the resource metadata published.
+//! And `auth/resource-mismatch`: a client stops when the metadata names another resource
+//! (the suite's `resource-mismatch.ts`).
 
 use serde_json::json;
 
-use super::{cited, pass, refs};
+use super::{Layout, Rules, cited, judge, pass, refs, untestable, with_details};
+use crate::ProtocolVersion;
 use crate::grade::check::Check;
+use crate::log::{AuthorizeRequest, Log};
+
+/// Whether the client went to the authorization endpoint after reading metadata that names
+/// `https://evil.example.com/mcp`.
+#[derive(Default)]
+struct Mismatch {
+    authorization_request_made: bool,
+}
+
+impl Rules for Mismatch {
+    fn on_authorize(&mut self, _: &AuthorizeRequest, _: &mut Vec<Check>) {
+        self.authorization_request_made = true;
+    }
+
+    fn finish(&mut self, checks: &mut Vec<Check>) {
+        let id = "resource-mismatch-rejected";
+        if checks.iter().any(|c| c.id == id) {
+            return;
+        }
+        let name = "Client rejects mismatched resource";
+        let fail = "Client MUST validate that PRM resource matches the server URL before \
+                    proceeding with authorization";
+        let requested = checks.iter().any(|c| c.id == "prm-pathbased-requested");
+        let details = json!({
+            "prmResource": "https://evil.example.com/mcp",
+            "expectedBehavior": "Client should NOT proceed with authorization",
+            "prmRequested": requested,
+            "authorizationRequestMade": self.authorization_request_made
+        });
+        let references = vec![refs::rfc_8707(), refs::mcp_resource_parameter()];
+        let check = if requested {
+            let refused = !self.authorization_request_made;
+            with_details(
+                cite(Check::new(
+                    id,
+                    name,
+                    if refused {
+                        "Client correctly rejected authorization when PRM resource does not \
+                         match server URL"
+                    } else {
+                        fail
+                    },
+                    pass(refused),
+                    refs::rfc_8707(),
+                ))
+                .details(details),
+                json!({
+                    "propertyReached": true,
+                    "stopReason": if refused {
+                        "declined-after-reading-prm"
+                    } else {
+                        "proceeded-to-authorization"
+                    }
+                }),
+            )
+        } else {
+            let mut check = untestable(
+                id,
+                name,
+                fail,
+                "client never requested the Protected Resource Metadata document, so it never \
+                 read the resource value it was required to validate",
+                references,
+            );
+            check = with_details(check, details);
+            with_details(
+                check,
+                json!({ "propertyReached": false, "stopReason": "prm-not-requested" }),
+            )
+        };
+        checks.push(check);
+    }
+}
+
+pub(crate) fn resource_mismatch_checks(log: &Log, version: ProtocolVersion) -> Vec<Check> {
+    judge(log, version, &Layout::DEFAULT, &mut Mismatch::default())
+}
 
 /// The last `resource` each step saw, as the suite's scenario keeps them; `None` where the
 /// step never happened or sent none.
