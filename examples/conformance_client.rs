@@ -62,16 +62,9 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
         )
         .with_protocol_version(ProtocolVersion::V_2025_11_25),
     );
-    // The suite says which revision it grades at; 2026-07-28 has no `initialize`.
-    let modern = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() == Ok("2026-07-28");
-    let client: RunningService<RoleClient, Handler> = if modern {
-        let modern = vec![ProtocolVersion::V_2026_07_28];
-        let discover = ClientLifecycleMode::Discover {
-            preferred_versions: modern,
-        };
-        handler.serve_with_lifecycle(transport, discover).await?
-    } else {
-        handler.serve(transport).await?
+    let client: RunningService<RoleClient, Handler> = match lifecycle() {
+        Some(discover) => handler.serve_with_lifecycle(transport, discover).await?,
+        None => handler.serve(transport).await?,
     };
     match scenario {
         "initialize" => {}
@@ -154,6 +147,15 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
     Ok(())
 }
 
+/// The suite says which revision it grades at; 2026-07-28 has no `initialize`, so there the
+/// client discovers the server instead.
+fn lifecycle() -> Option<ClientLifecycleMode> {
+    let modern = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() == Ok("2026-07-28");
+    modern.then(|| ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    })
+}
+
 /// The redirect URI this client uses, one the pre-registration scenario registered.
 const REDIRECT_URI: &str = "http://localhost:3000/callback";
 
@@ -188,9 +190,12 @@ async fn authorized(url: &str) -> Result<(), Box<dyn std::error::Error>> {
             (Some(Challenge::Unauthorized(header)), None) => {
                 auth = Some(authorize(&http, url, &header).await?);
             }
-            // The grant is gone (a new authorization server, SEP-2352): start over once, from
-            // discovery, as a client with no token.
-            (Some(Challenge::RefreshFailed), Some(_)) if !restarted => {
+            // The grant is gone, its refresh refused or its new token refused too (a new
+            // authorization server, SEP-2352): start over once, from discovery, as a client
+            // with no token.
+            (Some(Challenge::RefreshFailed | Challenge::Unauthorized(_)), Some(_))
+                if !restarted =>
+            {
                 restarted = true;
                 auth = None;
             }
@@ -276,12 +281,14 @@ where
 {
     let config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
     let transport = StreamableHttpClientTransport::with_client(http, config);
-    let client = ClientConfig::new(
+    let config = ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("conformance-client", "1.0.0"),
-    )
-    .serve(transport)
-    .await?;
+    );
+    let client = match lifecycle() {
+        Some(discover) => config.serve_with_lifecycle(transport, discover).await?,
+        None => config.serve(transport).await?,
+    };
     let result = match client.list_all_tools().await {
         Ok(_) => {
             client

@@ -8,7 +8,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::CheckClientArgs;
-use crate::grade::{Baseline, BaselineVerdict, ClientCommand, Report, Scenario, Suite};
+use crate::grade::{
+    Baseline, BaselineVerdict, ClientCommand, Report, Requirements, Scenario, Suite,
+};
 
 /// Runs the scenarios and returns the process's exit status: 0 when every scenario run
 /// passed (or failed as the baseline expects), 1 when one did not, 2 for a usage error.
@@ -17,8 +19,17 @@ pub async fn run(args: &CheckClientArgs) -> i32 {
         eprintln!("mcp-decoy check-client: name the client command after `--`");
         return 2;
     };
-    let scenarios = match chosen(&args.scenarios, args.suite) {
-        Ok(scenarios) => scenarios,
+    let planned = match args.requirements {
+        Some(revision) => required(revision),
+        None => chosen(&args.scenarios, args.suite).map(|scenarios| {
+            scenarios
+                .into_iter()
+                .map(|scenario| Planned::of(scenario.name(), Some(scenario), None))
+                .collect()
+        }),
+    };
+    let planned = match planned {
+        Ok(planned) => planned,
         Err(message) => {
             eprintln!("mcp-decoy check-client: {message}");
             return 2;
@@ -37,9 +48,27 @@ pub async fn run(args: &CheckClientArgs) -> i32 {
     let client = ClientCommand::new(program).args(rest).timeout(args.timeout);
     let mut reports = Vec::new();
     let mut times = Vec::new();
-    for scenario in scenarios {
-        let version = args.spec_version.unwrap_or(scenario.default_version());
-        // As the suite: a revision asked for filters; the default one runs every scenario.
+    let mut not_scored: Vec<(String, &str, bool)> = Vec::new();
+    let mut unjudged = 0;
+    for planned in planned {
+        let Some(scenario) = planned.scenario else {
+            println!(
+                "SKIPPED  {:<41} (not graded by mcp-decoy yet{})",
+                planned.name,
+                planned
+                    .reason
+                    .map(|r| format!("; not scored: {r}"))
+                    .unwrap_or_default()
+            );
+            unjudged += usize::from(planned.reason.is_none());
+            continue;
+        };
+        let version = args
+            .requirements
+            .or(args.spec_version)
+            .unwrap_or(scenario.default_version());
+        // As the suite: a revision asked for filters; the default one runs every scenario,
+        // and a requirement set runs each of its own at its revision.
         if args.spec_version.is_some() && !scenario.applies_at(version) {
             println!(
                 "SKIPPED  {:<41} {} (the scenario does not apply at this revision)",
@@ -68,7 +97,29 @@ pub async fn run(args: &CheckClientArgs) -> i32 {
             );
             return 1;
         }
-        reports.push(report);
+        match planned.reason {
+            // Run and reported, never counted: apart from the scored runs.
+            Some(reason) => not_scored.push((planned.name, reason, report.passed())),
+            None => reports.push(report),
+        }
+    }
+    if !not_scored.is_empty() {
+        let failing = not_scored.iter().filter(|(_, _, passed)| !passed).count();
+        println!(
+            "\nNot scored: {} scenario run(s), {failing} failing; these do not affect conformance.",
+            not_scored.len()
+        );
+        for (name, reason, passed) in &not_scored {
+            println!(
+                "  {} {name} ({reason})",
+                if *passed { "PASSED" } else { "FAILED" }
+            );
+        }
+    }
+    if unjudged > 0 {
+        println!(
+            "\n{unjudged} required scenario(s) mcp-decoy does not grade yet: the run cannot pass"
+        );
     }
     let failed: Vec<&Report> = reports.iter().filter(|r| !r.passed()).collect();
     for report in &failed {
@@ -92,10 +143,48 @@ pub async fn run(args: &CheckClientArgs) -> i32 {
         Some(baseline) => {
             let verdict = baseline.evaluate(&reports);
             print_verdict(&verdict);
-            i32::from(!verdict.passed())
+            i32::from(!verdict.passed() || unjudged > 0)
         }
-        None => i32::from(!failed.is_empty()),
+        None => i32::from(!failed.is_empty() || unjudged > 0),
     }
+}
+
+/// A scenario to run: graded by mcp-decoy or not (yet), and why it is not scored, if not.
+struct Planned {
+    name: String,
+    scenario: Option<Scenario>,
+    reason: Option<&'static str>,
+}
+
+impl Planned {
+    fn of(name: &str, scenario: Option<Scenario>, reason: Option<&'static str>) -> Planned {
+        Planned {
+            name: name.to_string(),
+            scenario,
+            reason,
+        }
+    }
+}
+
+/// The frozen requirement set of `revision`: its scored scenarios, then the not-scored ones.
+fn required(revision: crate::ProtocolVersion) -> Result<Vec<Planned>, String> {
+    let Some(requirements) = Requirements::of(revision) else {
+        let known: Vec<&str> = Requirements::REVISIONS.iter().map(|v| v.as_str()).collect();
+        return Err(format!(
+            "no frozen requirement set for {}: the suite froze {}",
+            revision.as_str(),
+            known.join(" and ")
+        ));
+    };
+    let scored = requirements
+        .scored()
+        .into_iter()
+        .map(|name| Planned::of(name, Scenario::named(name), None));
+    let apart = requirements
+        .not_scored()
+        .iter()
+        .map(|(name, reason)| Planned::of(name, Scenario::named(name), Some(reason)));
+    Ok(scored.chain(apart).collect())
 }
 
 /// The scenarios named, in order, those of `suite`, or every graded one.

@@ -89,8 +89,9 @@ pub enum Command {
     CheckClient(CheckClientArgs),
 }
 
-/// `mcp-decoy check-client [--scenario NAME]... [--suite S] [--spec-version V] [--timeout S]
-/// [-o DIR] [--expected-failures FILE] [--junit FILE] -- COMMAND [ARGS]...`
+/// `mcp-decoy check-client [--scenario NAME]... [--suite S] [--requirements REV]
+/// [--spec-version V] [--timeout S] [-o DIR] [--expected-failures FILE] [--junit FILE] --
+/// COMMAND [ARGS]...`
 #[derive(Debug, Clone, Args)]
 pub struct CheckClientArgs {
     /// A scenario to run (repeat for more); every graded scenario when none is named.
@@ -108,6 +109,16 @@ pub struct CheckClientArgs {
     /// Write a JUnit XML report here: a test case per scenario run.
     #[arg(long, value_name = "file")]
     pub junit: Option<PathBuf>,
+    /// Run exactly the client scenarios the suite's frozen requirement set of this revision
+    /// names (2025-11-25 or 2026-07-28), each at that revision; its `not_scored` ones are
+    /// run and reported apart, and never fail the run.
+    #[arg(
+        long,
+        value_name = "revision",
+        value_parser = parse_version,
+        conflicts_with_all = ["scenarios", "suite", "spec_version"]
+    )]
+    pub requirements: Option<crate::ProtocolVersion>,
     /// The spec revision to grade at (2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28);
     /// scenarios that do not apply at it are skipped. By default each scenario runs at
     /// 2025-11-25, or 2026-07-28 if that revision introduced it.

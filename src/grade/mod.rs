@@ -32,6 +32,7 @@ mod baseline;
 mod check;
 mod client;
 mod report;
+mod requirements;
 mod scenarios;
 mod wire;
 
@@ -39,6 +40,7 @@ pub use baseline::{Baseline, BaselineEntry, BaselineVerdict};
 pub use check::{Check, CheckStatus, SpecReference};
 pub use client::{ClientCommand, ClientRun};
 pub use report::Report;
+pub use requirements::Requirements;
 
 use crate::{MockMcpServer, ProtocolVersion};
 use scenarios::{List, PLAYS, Play};
@@ -138,7 +140,15 @@ impl Scenario {
     /// Starts the scenario's server, graded at spec revision `version`; a revision it does
     /// not apply at is graded anyway, as the suite's `--force` does.
     pub async fn start_at(&self, version: ProtocolVersion) -> Graded {
-        let server = (self.play.serve)().start().await;
+        // The suite's scenario servers answer whatever routing headers a request carries.
+        let mut builder = (self.play.serve)().lenient_routing_headers(true);
+        if self.play.pins_era {
+            let era = ProtocolVersion::ALL
+                .into_iter()
+                .filter(|v| v.is_modern() == version.is_modern());
+            builder = builder.protocol_versions(era);
+        }
+        let server = builder.start().await;
         if let Err(error) = (self.play.prepare)(&server) {
             // The scenario's own definitions are fixed: a refusal is a bug here, not input.
             panic!(
@@ -236,6 +246,11 @@ impl Graded {
     /// The MCP endpoint the client connects to.
     pub fn url(&self) -> String {
         self.server.url()
+    }
+
+    /// The spec revision graded at.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
     }
 
     /// The server, to read its capture as any fixture's.

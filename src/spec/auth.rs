@@ -67,9 +67,10 @@ pub struct OAuthSpec {
     /// `client_id_metadata_documents` is on.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub client_metadata_documents: BTreeMap<String, serde_json::Value>,
-    /// Answer `initialize` and notifications without a token; every other request needs one
-    /// (the conformance step-up and retry-limit servers: the client meets the 401 on its
-    /// first operation, not on connecting).
+    /// Answer `initialize`, notifications and the session's `GET` stream and `DELETE`
+    /// without a token; every other request needs one (the conformance step-up, retry-limit
+    /// and migration servers: the client meets the 401 on its first operation, not on
+    /// connecting).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub anonymous_lifecycle: bool,
     /// A 403 `insufficient_scope` names only the scopes the token lacks, not the union with

@@ -24,8 +24,9 @@ use super::auth::{
 /// scopes, client ids and URLs are the suite's own, so a client tested here behaves as it
 /// would against the suite. Unless a variant says otherwise the server is
 /// [`OAuth::new`](crate::oauth::OAuth::new)'s, serving only the RFC 8414 authorization server metadata at
-/// `/.well-known/oauth-authorization-server` and taking no Client ID Metadata Documents, as
-/// the suite's mock does.
+/// `/.well-known/oauth-authorization-server`, taking no Client ID Metadata Documents,
+/// issuing no refresh tokens and not requiring `resource` (RFC 8707), as the suite's mock
+/// does.
 ///
 /// # Example
 /// ```
@@ -184,8 +185,8 @@ pub enum AuthScenario {
     ResourceMismatch,
     /// `auth/offline-access-scope`. The authorization server lists
     /// `scopes_supported: ["mcp:basic", "offline_access"]` (the resource metadata only
-    /// `mcp:basic`) and the `refresh_token` grant; DCR and CIMD are both offered, CIMD as
-    /// in [`BasicCimd`](Self::BasicCimd).
+    /// `mcp:basic`) and the `refresh_token` grant, and issues refresh tokens (the one preset
+    /// that does); DCR and CIMD are both offered, CIMD as in [`BasicCimd`](Self::BasicCimd).
     ///
     /// A correct client that wants refresh tokens adds `offline_access` to its `scope` and
     /// `refresh_token` to its registered `grant_types` (SEP-2207).
@@ -383,9 +384,14 @@ impl AuthScenario {
         use TokenEndpointAuthMethod as Method;
         // The suite's mock authorization server publishes RFC 8414 metadata only, at the
         // default path; the metadata scenarios replace it with their own documents.
+        // It issues no refresh tokens either (a client answers a 403 by authorizing again,
+        // not by refreshing the grant it has), and takes a request without `resource`: the
+        // suite judges RFC 8707 in its checks, never by refusing.
         let mut spec = OAuthSpec {
             authorization_server_metadata: vec![AuthServerMetadata::OAuth],
             client_id_metadata_documents: false,
+            refresh_tokens: false,
+            require_resource: false,
             ..OAuthSpec::default()
         };
         let s = &mut spec;
@@ -437,16 +443,11 @@ impl AuthScenario {
                     redirect_uris: strings(&Self::PRE_REGISTERED_REDIRECT_URIS),
                 });
             }
-            // 2025-03-26 predates resource indicators in MCP: its clients send none.
-            S::LegacyMetadataBackcompat => {
-                s.legacy = Some(LegacyDiscovery::MetadataAtRoot);
-                s.require_resource = false;
-            }
+            S::LegacyMetadataBackcompat => s.legacy = Some(LegacyDiscovery::MetadataAtRoot),
             // Without metadata the client has recorded no issuer to compare an `iss` with,
             // and the suite's fallback endpoints send none.
             S::LegacyEndpointFallback => {
                 s.legacy = Some(LegacyDiscovery::EndpointFallback);
-                s.require_resource = false;
                 iss(s, false, IssResponse::Omitted);
             }
             S::ResourceMismatch => {
@@ -455,6 +456,7 @@ impl AuthScenario {
             S::OfflineAccessScope => {
                 s.scopes_supported = strings(&["mcp:basic"]);
                 s.offline_access = true;
+                s.refresh_tokens = true;
                 metadata_documents(s);
             }
             S::OfflineAccessNotSupported => {

@@ -330,6 +330,12 @@ pub struct ServerSpec {
     /// turns it on.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub capture_secrets: bool,
+    /// Answer 2026-07-28 requests whose `Mcp-Method`, `Mcp-Name` or `Mcp-Param-*` headers
+    /// are missing or wrong instead of refusing them (`-32020`), as the conformance suite's
+    /// scenario servers do; the grader's servers turn it on so a client gets the answers it
+    /// gets from the suite. Off by default: the headers are a MUST of 2026-07-28.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lenient_routing_headers: bool,
     /// Replay a recorded session (a cassette) instead of serving the catalog: requests are
     /// answered as the recorded server answered them; see [`ReplaySpec`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -387,6 +393,7 @@ impl ServerSpec {
             stdio: StdioSpec::default(),
             validate_arguments: false,
             capture_secrets: false,
+            lenient_routing_headers: false,
             replay: None,
             upstream: None,
             upstream_auth_hosts: Vec::new(),

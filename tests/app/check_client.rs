@@ -229,3 +229,52 @@ async fn junit_reports_a_case_per_run_with_the_failed_check() {
     );
     let _ = std::fs::remove_file(&junit);
 }
+
+// The suite's frozen requirement set: exactly its scenarios, at its revision; the
+// `not_scored` ones reported apart, never failing the run, and what mcp-decoy does not grade
+// yet SKIPPED, saying so.
+#[tokio::test]
+async fn requirements_runs_the_frozen_set_at_its_revision_and_reports_not_scored_apart() {
+    let client = example_client();
+    let client = client.to_str().expect("a UTF-8 path");
+
+    let output = check_client(&["--requirements", "2026-07-28"], &[client]).await;
+
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("PASSED   request-metadata                          2026-07-28"),
+        "{text}"
+    );
+    assert!(
+        text.contains("PASSED   auth/metadata-default                     2026-07-28"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("initialize  "),
+        "no initialize at 2026-07-28: {text}"
+    );
+    assert!(
+        text.contains("SKIPPED  auth/dpop                                 (not graded by mcp-decoy yet; not scored: extension)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  PASSED json-schema-2020-12-preservation (added-after-release)"),
+        "{text}"
+    );
+
+    // A client that does nothing fails the scored scenarios, not the run's bookkeeping.
+    let idle = check_client(&["--requirements", "2025-11-25"], &["true"]).await;
+    assert_eq!(idle.status.code(), Some(1), "{}", stdout(&idle));
+    assert!(
+        stdout(&idle).contains("FAILED   initialize"),
+        "{}",
+        stdout(&idle)
+    );
+
+    let unknown = check_client(&["--requirements", "2025-06-18"], &["true"]).await;
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains(
+        "no frozen requirement set for 2025-06-18: the suite froze 2025-11-25 and 2026-07-28"
+    ));
+}

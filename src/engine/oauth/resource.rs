@@ -47,6 +47,13 @@ where
         }
     };
     let token = match bearer(request.headers()) {
+        // The session's own stream and its end carry no operation: the lifecycle too.
+        Bearer::Missing
+            if oauth.spec.anonymous_lifecycle
+                && matches!(*request.method(), Method::GET | Method::DELETE) =>
+        {
+            return next(request).await;
+        }
         Bearer::Missing if oauth.spec.anonymous_lifecycle && request.method() == Method::POST => {
             let (parts, body) = request.into_parts();
             // The capture layer already read the body within the limit; this is a copy.

@@ -116,6 +116,7 @@ fn admit(
         tool: target.tool().map(|tool| &**tool),
         asking,
         declares_method,
+        routing_headers: !engine.spec().lenient_routing_headers,
     };
     modern::check(served, inbound.headers.as_ref(), method, params)
 }

@@ -137,6 +137,8 @@ pub(crate) struct Served<'a> {
     /// match handlers, so a method of an undeclared one is an unknown method, 404 like any
     /// other (`server/discover.mdx`; transports, "Protocol Version Header").
     pub(crate) declares_method: bool,
+    /// Whether the routing headers (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) are checked.
+    pub(crate) routing_headers: bool,
 }
 
 /// A header's value, trimmed; borrowed unless it had to be mended (not UTF-8).
@@ -219,7 +221,7 @@ pub(crate) fn check(
                 .with_data(json!({ "supported": names, "requested": meta_version })),
             )
         })?;
-    if let Some(headers) = headers {
+    if let Some(headers) = headers.filter(|_| served.routing_headers) {
         check_method_header(headers, method)?;
         check_name_header(headers, method, params)?;
         check_param_headers(headers, served.tool, params)?;

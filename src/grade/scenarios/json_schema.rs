@@ -6,6 +6,7 @@ use serde_json::json;
 
 use crate::grade::check::{Check, CheckStatus, SpecReference};
 use crate::log::{Entry, HttpKind, Log};
+use crate::spec::ResponseMode;
 use crate::{MockMcpServer, MockMcpServerBuilder, Tool};
 
 const TOOL: &str = "lookup_user";
@@ -19,10 +20,12 @@ fn sep_2106() -> SpecReference {
     )
 }
 
+/// The suite's server answers through the SDK's transport, on an event stream.
 pub(super) fn server() -> MockMcpServerBuilder {
     MockMcpServer::builder()
         .name("json-schema-ref-deref-server")
         .version("1.0.0")
+        .response_mode(ResponseMode::Sse)
 }
 
 /// The tool names the canary by the server's own address, known once it listens.

@@ -59,6 +59,10 @@ pub(super) struct Play {
     /// (`wire-schema-valid`): its scenario servers built on its mock server do, the ones
     /// that answer raw HTTP by hand (`initialize`) do not.
     pub(super) wire: bool,
+    /// The server speaks only the era of the revision graded at, as the suite's
+    /// authorization scenario servers do (a stateless 2026-07-28 server refuses
+    /// `initialize`; a 2025 one knows no `server/discover`).
+    pub(super) pins_era: bool,
 }
 
 impl Play {
@@ -83,6 +87,7 @@ impl Play {
             allow_client_error: false,
             judge,
             wire: false,
+            pins_era: true,
         }
     }
 
@@ -120,6 +125,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: lifecycle::initialize_checks,
         wire: false,
+        pins_era: false,
     },
     Play {
         name: "tools_call",
@@ -133,6 +139,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: tools::tools_call_checks,
         wire: true,
+        pins_era: false,
     },
     Play {
         name: "elicitation-sep1034-client-defaults",
@@ -146,6 +153,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: elicitation::checks,
         wire: false,
+        pins_era: false,
     },
     Play {
         name: "sse-retry",
@@ -159,6 +167,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: sse_retry::checks,
         wire: false,
+        pins_era: false,
     },
     Play {
         name: "request-metadata",
@@ -172,6 +181,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: request_metadata::checks,
         wire: false,
+        pins_era: false,
     },
     Play::auth(
         "auth/metadata-default",
@@ -391,6 +401,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: request_state::checks,
         wire: false,
+        pins_era: false,
     },
     Play {
         name: "http-standard-headers",
@@ -404,6 +415,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: standard_headers::checks,
         wire: false,
+        pins_era: false,
     },
     Play {
         name: "http-custom-headers",
@@ -417,6 +429,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: custom_headers::checks,
         wire: false,
+        pins_era: false,
     },
     Play {
         name: "http-invalid-tool-headers",
@@ -430,6 +443,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: true,
         judge: custom_headers::invalid_checks,
         wire: false,
+        pins_era: false,
     },
     Play {
         name: "json-schema-ref-no-deref",
@@ -443,6 +457,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: json_schema::checks,
         wire: false,
+        pins_era: false,
     },
     Play {
         name: "json-schema-2020-12-preservation",
@@ -456,6 +471,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: preservation::checks,
         wire: true,
+        pins_era: false,
     },
 ];
 
