@@ -2,9 +2,9 @@
 //! server metadata are, and whether the client finds them (the suite's
 //! `src/scenarios/client/auth/discovery-metadata.ts`).
 
-use super::{Layout, PATH_PRM, ROOT_PRM, Rules, backfill, judge};
+use super::{Layout, PATH_PRM, ROOT_PRM, Rules, expect_milestones, judge};
 use crate::ProtocolVersion;
-use crate::grade::check::{Check, CheckStatus, SpecReference};
+use crate::grade::check::Check;
 use crate::log::Log;
 
 /// The flow's milestones, each a FAILURE when no request reached it.
@@ -25,20 +25,8 @@ impl Rules for Expected {
             "authorization-request",
             "token-request",
         ];
-        for slug in slugs.into_iter().skip(usize::from(!self.path_based_prm)) {
-            backfill(checks, slug, || {
-                let title = format!("Expected Check Missing: {slug}");
-                let mut check = Check::new(
-                    slug,
-                    &title,
-                    &title,
-                    CheckStatus::Failure,
-                    SpecReference::new("", ""),
-                );
-                check.spec_references.clear();
-                check
-            });
-        }
+        let skip = usize::from(!self.path_based_prm);
+        expect_milestones(checks, &slugs[skip..], &[]);
     }
 }
 

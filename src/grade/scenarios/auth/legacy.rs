@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Layout, Rules, Servers, backfill, judge, refs};
+use super::{Layout, Rules, Servers, expect_milestones, judge, refs};
 use crate::ProtocolVersion;
 use crate::grade::check::{Check, CheckStatus, SpecReference};
 use crate::log::{AuthorizeRequest, Log, Registration, TokenRequest};
@@ -18,20 +18,8 @@ struct Milestones {
 
 impl Rules for Milestones {
     fn finish(&mut self, checks: &mut Vec<Check>) {
-        for id in self.ids {
-            backfill(checks, id, || {
-                let title = format!("Expected Check Missing: {id}");
-                let mut check = Check::new(
-                    id,
-                    &title,
-                    &title,
-                    CheckStatus::Failure,
-                    refs::legacy_auth_discovery(),
-                );
-                check.spec_references = self.reference.iter().cloned().collect();
-                check
-            });
-        }
+        let references: Vec<SpecReference> = self.reference.iter().cloned().collect();
+        expect_milestones(checks, self.ids, &references);
     }
 }
 

@@ -671,6 +671,19 @@ fn bearer_check(h: &HttpExchange, granted: &[String], issued: &[String]) -> Opti
     )
 }
 
+/// The suite's `Expected Check Missing: ID` for each milestone no request reached, cited to
+/// `references` (none in some scenarios).
+fn expect_milestones(checks: &mut Vec<Check>, ids: &[&str], references: &[SpecReference]) {
+    for id in ids {
+        backfill(checks, id, || {
+            let title = format!("Expected Check Missing: {id}");
+            let mut check = Check::new(id, &title, &title, CheckStatus::Failure, refs::rfc_8707());
+            check.spec_references = references.to_vec();
+            check
+        });
+    }
+}
+
 /// The suite's backfill of a declared check no request emitted.
 pub(super) fn backfill(checks: &mut Vec<Check>, id: &str, make: impl FnOnce() -> Check) {
     if !checks.iter().any(|c| c.id == id) {
