@@ -111,6 +111,12 @@ impl Check {
         self
     }
 
+    /// The check with exactly these references (the suite cites none for some checks).
+    pub(crate) fn cited_by(mut self, references: Vec<SpecReference>) -> Self {
+        self.spec_references = references;
+        self
+    }
+
     pub(crate) fn error(mut self, message: impl Into<String>) -> Self {
         self.error_message = Some(message.into());
         self

@@ -297,16 +297,15 @@ fn info(id: &str, description: &str, details: Value) -> Check {
     if let Some(first) = name.get_mut(0..1) {
         first.make_ascii_uppercase();
     }
-    let mut check = Check::new(
+    Check::new(
         id,
         &name,
         description,
         CheckStatus::Info,
         refs::oauth_token(),
     )
-    .details(details);
-    check.spec_references.clear();
-    check
+    .details(details)
+    .cited_by(Vec::new())
 }
 
 fn pass(ok: bool) -> CheckStatus {
@@ -677,9 +676,8 @@ fn expect_milestones(checks: &mut Vec<Check>, ids: &[&str], references: &[SpecRe
     for id in ids {
         backfill(checks, id, || {
             let title = format!("Expected Check Missing: {id}");
-            let mut check = Check::new(id, &title, &title, CheckStatus::Failure, refs::rfc_8707());
-            check.spec_references = references.to_vec();
-            check
+            Check::new(id, &title, &title, CheckStatus::Failure, refs::rfc_8707())
+                .cited_by(references.to_vec())
         });
     }
 }
@@ -700,17 +698,16 @@ fn untestable(
     reason: &str,
     references: Vec<SpecReference>,
 ) -> Check {
-    let mut check = Check::new(
+    Check::new(
         id,
         name,
         description,
         CheckStatus::Failure,
         refs::rfc_8707(),
     )
+    .cited_by(references)
     .error(format!("Not testable: {reason}"))
-    .details(json!({ "untestable": true, "reason": reason }));
-    check.spec_references = references;
-    check
+    .details(json!({ "untestable": true, "reason": reason }))
 }
 
 /// Adds members to a check's details object.
