@@ -6,8 +6,9 @@
 //! `json-schema-2020-12-preservation`: echo the schema it was given;
 //! `sep-2322-client-request-state`: call the four tools, answering each round; the `http-*-headers`
 //! scenarios: use every tool, resource and prompt, or make the calls the context names;
-//! `auth/*`: rmcp's OAuth flow from the 401, then `test-tool` with the token, stepping up
-//! its scopes on a 403 (twice at most); at
+//! `auth/*`: rmcp's OAuth flow from the 401 (the client credentials grant in
+//! `auth/client-credentials-*`), then `test-tool` with the token, stepping up its scopes on
+//! a 403 (twice at most); at
 //! 2026-07-28 it discovers instead of initializing), so
 //! `mcp-decoy check-client -- target/debug/examples/conformance_client` grades it, as the
 //! suite's own CLI would.
@@ -220,6 +221,10 @@ async fn authorize(
     url: &str,
     challenge: &str,
 ) -> Result<AuthClient<reqwest::Client>, Box<dyn std::error::Error>> {
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    if scenario.starts_with("auth/client-credentials") {
+        return client_credentials(url).await;
+    }
     let mut request = AuthorizationRequest::new(REDIRECT_URI)
         .with_client_name("conformance-client")
         .with_client_metadata_url(CLIENT_METADATA_URL)
@@ -241,6 +246,50 @@ async fn authorize(
     let manager = state
         .into_authorization_manager()
         .ok_or("rmcp is not authorized after the code exchange")?;
+    Ok(AuthClient::new(reqwest::Client::default(), manager))
+}
+
+/// SEP-1046: no user, no redirect; the client authenticates as itself with the context's
+/// secret (rmcp picks HTTP Basic when the server takes only that) or signs an assertion with
+/// its key (`private_key_jwt`).
+async fn client_credentials(
+    url: &str,
+) -> Result<AuthClient<reqwest::Client>, Box<dyn std::error::Error>> {
+    use rmcp::transport::auth::{ClientCredentialsConfig, JwtSigningAlgorithm};
+
+    let context: Value = serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT")?)?;
+    let client_id = context["client_id"]
+        .as_str()
+        .ok_or("no client_id in the context")?
+        .to_string();
+    let resource = Some(url.to_string());
+    let config = match (
+        context["client_secret"].as_str(),
+        context["private_key_pem"].as_str(),
+    ) {
+        (Some(secret), _) => ClientCredentialsConfig::ClientSecret {
+            client_id,
+            client_secret: secret.to_string(),
+            scopes: Vec::new(),
+            resource,
+        },
+        (None, Some(pem)) => ClientCredentialsConfig::PrivateKeyJwt {
+            client_id,
+            signing_key: pem.as_bytes().to_vec(),
+            signing_algorithm: JwtSigningAlgorithm::ES256,
+            token_endpoint_audience: None,
+            scopes: Vec::new(),
+            resource,
+        },
+        (None, None) => {
+            return Err("the context has neither client_secret nor private_key_pem".into());
+        }
+    };
+    let mut state = OAuthState::new(url, None).await?;
+    state.authenticate_client_credentials(config).await?;
+    let manager = state
+        .into_authorization_manager()
+        .ok_or("rmcp is not authorized after the client credentials grant")?;
     Ok(AuthClient::new(reqwest::Client::default(), manager))
 }
 

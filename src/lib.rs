@@ -254,6 +254,9 @@ pub mod oauth {
     //! # }
     //! ```
 
+    #[cfg(feature = "oauth-jwt")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth-jwt")))]
+    pub use crate::engine::oauth::jwt::SigningKey;
     pub use crate::engine::oauth::{TokenInfo, TokenKind};
     pub use crate::fixture::{OAuth, OAuthHandle};
     pub use crate::spec::auth_scenario::AuthScenario;

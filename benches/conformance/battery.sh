@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The whole battery against the suite's everything-client (issue 44): `conformance client
 # --suite all` (the official suite, which runs its scenarios in parallel) beside
-# `mcp-decoy check-client --suite all` (one scenario after another), each at every
-# scenario's default revision, RUNS times (3); prints each run's wall time and verdict counts.
+# `mcp-decoy check-client --suite all -j JOBS` (JOBS scenarios at once, 4 by default), each
+# at every scenario's default revision, RUNS times (3); prints each run's wall time and
+# verdict counts.
 #
 # Sets itself up as agreement.sh does (the same work dir can be shared).
 #
-# Usage: [RUNS=3] benches/conformance/battery.sh [work dir]
+# Usage: [RUNS=3] [JOBS=4] benches/conformance/battery.sh [work dir]
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -14,6 +15,7 @@ repo="$(cd "$here/../.." && pwd)"
 work="${1:-$(mktemp -d "${TMPDIR:-/tmp}/battery.XXXXXX")}"
 suite_version="${SUITE_VERSION:-0.2.0-alpha.12}"
 runs="${RUNS:-3}"
+jobs="${JOBS:-4}"
 mkdir -p "$work"
 work="$(cd "$work" && pwd)"
 
@@ -30,14 +32,14 @@ decoy="$repo/target/debug/mcp-decoy"
 now() { date +%s.%N; }
 elapsed() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.1f", e - s }'; }
 
-echo "suite $suite_version ($(node --version)) vs mcp-decoy $(cd "$repo" && git rev-parse --short HEAD), everything-client, --suite all"
+echo "suite $suite_version ($(node --version)) vs mcp-decoy $(cd "$repo" && git rev-parse --short HEAD) -j $jobs, everything-client, --suite all"
 for run in $(seq "$runs"); do
     start="$(now)"
     set +e
     (cd "$work" && conformance client --command "$client" --suite all >"$work/battery-suite-$run.log" 2>&1)
     middle="$(now)"
     # shellcheck disable=SC2086 # the command's words are its program and arguments
-    "$decoy" check-client --suite all -- $client >"$work/battery-decoy-$run.log" 2>&1
+    "$decoy" check-client --suite all -j "$jobs" -- $client >"$work/battery-decoy-$run.log" 2>&1
     end="$(now)"
     set -e
     suite_passed="$(grep -c '✓\|PASSED' "$work/battery-suite-$run.log" || true)"

@@ -41,6 +41,7 @@ pub(crate) fn new_client() -> PreRegisteredClient {
         client_id: format!("mcp-decoy-{}", random(9)),
         client_secret: Some(random(32)),
         redirect_uris: Vec::new(),
+        jwk: None,
     }
 }
 

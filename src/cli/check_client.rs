@@ -5,7 +5,9 @@
 //! baseline file.
 
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
 
 use super::CheckClientArgs;
 use crate::grade::{
@@ -46,9 +48,7 @@ pub async fn run(args: &CheckClientArgs) -> i32 {
         },
     };
     let client = ClientCommand::new(program).args(rest).timeout(args.timeout);
-    let mut reports = Vec::new();
-    let mut times = Vec::new();
-    let mut not_scored: Vec<(String, &str, bool)> = Vec::new();
+    let mut runs = Vec::new();
     let mut unjudged = 0;
     for planned in planned {
         let Some(scenario) = planned.scenario else {
@@ -71,23 +71,48 @@ pub async fn run(args: &CheckClientArgs) -> i32 {
         // and a requirement set runs each of its own at its revision.
         if args.spec_version.is_some() && !scenario.applies_at(version) {
             println!(
-                "SKIPPED  {:<41} {} (the scenario does not apply at this revision)",
+                "SKIPPED  {:<41} {} ({})",
                 scenario.name(),
-                version.as_str()
+                version.as_str(),
+                if scenario.is_extension() {
+                    "an extension scenario, not on the spec timeline: run it without --spec-version"
+                } else {
+                    "the scenario does not apply at this revision"
+                }
             );
             continue;
         }
-        eprintln!("running {} at {} ...", scenario.name(), version.as_str());
-        let started = Instant::now();
-        let graded = scenario.start_at(version).await;
-        let report = graded.run(&client).await;
-        times.push(started.elapsed());
-        println!(
-            "{:<8} {:<41} {}",
-            if report.passed() { "PASSED" } else { "FAILED" },
-            scenario.name(),
-            version.as_str()
-        );
+        runs.push((planned, scenario, version));
+    }
+    // Each run has its own server and client process: `--jobs` of them at once, each line
+    // printed as its run finishes, the summary below in the planned order.
+    let mut finished: Vec<(usize, Planned, Report, Duration)> =
+        futures::stream::iter(runs.into_iter().enumerate())
+            .map(|(at, (planned, scenario, version))| {
+                let client = &client;
+                async move {
+                    eprintln!("running {} at {} ...", scenario.name(), version.as_str());
+                    let started = Instant::now();
+                    let report = scenario.start_at(version).await.run(client).await;
+                    let time = started.elapsed();
+                    println!(
+                        "{:<8} {:<41} {} ({:.1} s)",
+                        if report.passed() { "PASSED" } else { "FAILED" },
+                        scenario.name(),
+                        version.as_str(),
+                        time.as_secs_f64()
+                    );
+                    (at, planned, report, time)
+                }
+            })
+            .buffer_unordered(args.jobs)
+            .collect()
+            .await;
+    finished.sort_by_key(|(at, ..)| *at);
+    let mut reports = Vec::new();
+    let mut times = Vec::new();
+    let mut not_scored: Vec<(String, &str, bool)> = Vec::new();
+    for (_, planned, report, time) in finished {
         if let Some(dir) = &args.output_dir
             && let Err(error) = write(dir, &report)
         {
@@ -100,7 +125,10 @@ pub async fn run(args: &CheckClientArgs) -> i32 {
         match planned.reason {
             // Run and reported, never counted: apart from the scored runs.
             Some(reason) => not_scored.push((planned.name, reason, report.passed())),
-            None => reports.push(report),
+            None => {
+                reports.push(report);
+                times.push(time);
+            }
         }
     }
     if !not_scored.is_empty() {
@@ -308,11 +336,7 @@ fn write(dir: &Path, report: &Report) -> std::io::Result<()> {
 
 /// A JUnit report: one suite, a test case per scenario run (`NAME@VERSION`), failed ones
 /// with their table of failed checks.
-fn write_junit(
-    path: &Path,
-    reports: &[Report],
-    times: &[std::time::Duration],
-) -> std::io::Result<()> {
+fn write_junit(path: &Path, reports: &[Report], times: &[Duration]) -> std::io::Result<()> {
     use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
     let mut suite = TestSuite::new("client scenarios");

@@ -90,7 +90,7 @@ pub enum Command {
 }
 
 /// `mcp-decoy check-client [--scenario NAME]... [--suite S] [--requirements REV]
-/// [--spec-version V] [--timeout S] [-o DIR] [--expected-failures FILE] [--junit FILE] --
+/// [--spec-version V] [--timeout S] [-j N] [-o DIR] [--expected-failures FILE] [--junit FILE] --
 /// COMMAND [ARGS]...`
 #[derive(Debug, Clone, Args)]
 pub struct CheckClientArgs {
@@ -127,6 +127,10 @@ pub struct CheckClientArgs {
     /// Seconds the client may run per scenario; then it and its processes are killed.
     #[arg(long, value_name = "secs", default_value = "30", value_parser = parse_seconds)]
     pub timeout: Duration,
+    /// How many scenarios run at once (each its own server and client process); 1 runs
+    /// them one after another. The report lists them in order whatever finishes first.
+    #[arg(short = 'j', long, value_name = "n", default_value = "4", value_parser = parse_jobs)]
+    pub jobs: usize,
     /// Write checks.json, stdout.txt and stderr.txt of each scenario under DIR/NAME/, as
     /// the suite writes them.
     #[arg(short = 'o', long = "output-dir", value_name = "dir")]
@@ -134,6 +138,13 @@ pub struct CheckClientArgs {
     /// The client command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "command")]
     pub command: Vec<std::ffi::OsString>,
+}
+
+fn parse_jobs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n @ 1..=64) => Ok(n),
+        _ => Err(format!("`{text}` is not a number of jobs from 1 to 64")),
+    }
 }
 
 fn parse_suite(text: &str) -> Result<crate::grade::Suite, String> {

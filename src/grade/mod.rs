@@ -81,6 +81,11 @@ impl Scenario {
             .collect()
     }
 
+    /// Whether it grades an extension (off the spec timeline), not a spec revision.
+    pub fn is_extension(&self) -> bool {
+        self.play.list == List::Extensions
+    }
+
     /// Whether the suite's list `suite` holds it.
     pub fn in_suite(&self, suite: Suite) -> bool {
         let list = self.play.list;
@@ -117,9 +122,14 @@ impl Scenario {
 
     /// Whether it applies at spec revision `version`: from the revision that introduced
     /// its requirement until the one that removed it (`initialize` stops at 2026-07-28,
-    /// which has no `initialize`).
+    /// which has no `initialize`). An extension's scenario applies at none: it is off the
+    /// timeline, graded at its [default revision](Self::default_version).
     pub fn applies_at(&self, version: ProtocolVersion) -> bool {
-        version >= self.play.introduced_in && self.play.removed_in.is_none_or(|r| version < r)
+        // The suite's extension scenarios are off the spec timeline: run only when asked
+        // for by name or list, at the default revision.
+        self.play.list != List::Extensions
+            && version >= self.play.introduced_in
+            && self.play.removed_in.is_none_or(|r| version < r)
     }
 
     /// The revision the suite grades it at when none is asked for: 2025-11-25, or 2026-07-28

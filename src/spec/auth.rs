@@ -106,6 +106,10 @@ pub struct OAuthSpec {
     pub access_token_lifetime_secs: u64,
     /// Authorization codes expire this many seconds after they are issued.
     pub code_lifetime_secs: u64,
+    /// Accept the `client_credentials` grant (OAuth 2.1 section 4.2, the MCP extension
+    /// `io.modelcontextprotocol/oauth-client-credentials`) from confidential clients, and
+    /// advertise it.
+    pub client_credentials: bool,
     /// Issue refresh tokens (rotated on each use) and advertise the `refresh_token` grant.
     pub refresh_tokens: bool,
     /// Refresh tokens expire this many seconds after they are issued; `None`: never.
@@ -161,6 +165,7 @@ impl Default for OAuthSpec {
             consent: Consent::Auto,
             access_token_lifetime_secs: 3600,
             code_lifetime_secs: 60,
+            client_credentials: false,
             refresh_tokens: true,
             refresh_token_lifetime_secs: None,
             require_resource: true,
@@ -235,10 +240,13 @@ pub enum TokenEndpointAuthMethod {
     ClientSecretBasic,
     /// `none`: a public client, `client_id` in the body and no secret.
     None,
+    /// `private_key_jwt` (RFC 7523 section 2.2): a `client_assertion` JWT signed with the
+    /// client's key (ES256), for a pre-registered client with a `jwk`. Feature `oauth-jwt`.
+    PrivateKeyJwt,
 }
 
 impl TokenEndpointAuthMethod {
-    /// The three methods, in the order they are advertised by default.
+    /// The three methods advertised by default, in order (`private_key_jwt` is opt-in).
     pub const ALL: [TokenEndpointAuthMethod; 3] = [
         TokenEndpointAuthMethod::ClientSecretPost,
         TokenEndpointAuthMethod::ClientSecretBasic,
@@ -251,12 +259,16 @@ impl TokenEndpointAuthMethod {
             TokenEndpointAuthMethod::ClientSecretPost => "client_secret_post",
             TokenEndpointAuthMethod::ClientSecretBasic => "client_secret_basic",
             TokenEndpointAuthMethod::None => "none",
+            TokenEndpointAuthMethod::PrivateKeyJwt => "private_key_jwt",
         }
     }
 
     /// Parses the wire name.
     pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|m| m.as_str() == text)
+        Self::ALL
+            .into_iter()
+            .chain([TokenEndpointAuthMethod::PrivateKeyJwt])
+            .find(|m| m.as_str() == text)
     }
 }
 
@@ -270,8 +282,14 @@ pub struct PreRegisteredClient {
     /// The secret, for `client_secret_post` / `client_secret_basic`; `None`: a public client.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
-    /// Redirect URIs, matched exactly.
+    /// Redirect URIs, matched exactly (none for a client that only uses
+    /// `client_credentials`).
+    #[serde(default)]
     pub redirect_uris: Vec<String>,
+    /// The client's public key (a P-256 JWK): it authenticates with `private_key_jwt`,
+    /// signing its `client_assertion` with the private half. Feature `oauth-jwt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jwk: Option<serde_json::Value>,
 }
 
 /// What the authorization endpoint does with a valid request.

@@ -441,6 +441,7 @@ impl AuthScenario {
                     client_id: Self::PRE_REGISTERED_CLIENT_ID.into(),
                     client_secret: Some(Self::PRE_REGISTERED_CLIENT_SECRET.into()),
                     redirect_uris: strings(&Self::PRE_REGISTERED_REDIRECT_URIS),
+                    jwk: None,
                 });
             }
             S::LegacyMetadataBackcompat => s.legacy = Some(LegacyDiscovery::MetadataAtRoot),

@@ -278,3 +278,57 @@ async fn requirements_runs_the_frozen_set_at_its_revision_and_reports_not_scored
         "no frozen requirement set for 2025-06-18: the suite froze 2025-11-25 and 2026-07-28"
     ));
 }
+
+/// A client that meets its siblings: it marks its scenario in a folder, then waits (5 s at
+/// most) until `n` scenarios have marked theirs, exiting 7 if they never do.
+fn barrier_client(dir: &std::path::Path, n: usize) -> Vec<String> {
+    let script = format!(
+        "d='{dir}'; touch \"$d/$(echo \"$MCP_CONFORMANCE_SCENARIO\" | tr / _)\"; \
+         for i in $(seq 50); do [ \"$(ls \"$d\" | wc -l)\" -ge {n} ] && exit 0; sleep 0.1; done; exit 7",
+        dir = dir.display()
+    );
+    vec!["sh".into(), "-c".into(), script, "client".into()]
+}
+
+#[tokio::test]
+async fn jobs_run_scenarios_at_once_and_report_them_in_order() {
+    let scenarios = ["--scenario", "initialize", "--scenario", "tools_call"];
+    let together = temp("together");
+    std::fs::create_dir_all(&together).expect("a folder");
+    let client = barrier_client(&together, 2);
+    let client: Vec<&str> = client.iter().map(String::as_str).collect();
+    let mut args = scenarios.to_vec();
+    args.extend(["-j", "2", "--timeout", "10"]);
+
+    let output = check_client(&args, &client).await;
+
+    let text = stdout(&output);
+    // Both clients met: neither gave up waiting for the other.
+    assert!(!text.contains("status 7"), "{text}");
+    // The summary lists the failed runs (they sent nothing) in the order asked for.
+    let initialize = text
+        .find("initialize at 2025-11-25: FAILED")
+        .expect("initialize's table");
+    let tools = text
+        .find("tools_call at 2025-11-25: FAILED")
+        .expect("tools_call's table");
+    assert!(initialize < tools, "{text}");
+
+    let apart = temp("apart");
+    std::fs::create_dir_all(&apart).expect("a folder");
+    let client = barrier_client(&apart, 2);
+    let client: Vec<&str> = client.iter().map(String::as_str).collect();
+    let mut args = scenarios.to_vec();
+    args.extend(["-j", "1", "--timeout", "10"]);
+    let output = check_client(&args, &client).await;
+    let text = stdout(&output);
+    // One at a time, the first client waits for a sibling that never comes.
+    assert!(text.contains("the client exited with status 7"), "{text}");
+
+    let zero = check_client(&["-j", "0"], &["true"]).await;
+    assert_eq!(zero.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&zero.stderr);
+    assert!(said.contains("not a number of jobs from 1 to 64"), "{said}");
+    let _ = std::fs::remove_dir_all(&together);
+    let _ = std::fs::remove_dir_all(&apart);
+}

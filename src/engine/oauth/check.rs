@@ -20,6 +20,13 @@ pub(crate) fn check_spec(spec: &crate::spec::ServerSpec) -> Result<(), Error> {
     if auth.token_endpoint_auth_methods.is_empty() {
         return invalid("`auth.token_endpoint_auth_methods` must name at least one method".into());
     }
+    if !cfg!(feature = "oauth-jwt")
+        && auth
+            .token_endpoint_auth_methods
+            .contains(&TokenEndpointAuthMethod::PrivateKeyJwt)
+    {
+        return invalid(format!("`auth.token_endpoint_auth_methods`: {JWT_FEATURE}"));
+    }
     if auth.access_token_lifetime_secs == 0 {
         return invalid("`auth.access_token_lifetime_secs` must be at least 1".into());
     }
@@ -129,6 +136,23 @@ fn check_pre_registered(auth: &OAuthSpec, client: &PreRegisteredClient) -> Resul
     {
         return Err("`client_secret` must be 1-256 visible ASCII characters".into());
     }
+    if let Some(jwk) = &client.jwk {
+        if client.client_secret.is_some() {
+            return Err(
+                "has both a `client_secret` and a `jwk`: a client authenticates one way".into(),
+            );
+        }
+        if !auth
+            .token_endpoint_auth_methods
+            .contains(&TokenEndpointAuthMethod::PrivateKeyJwt)
+        {
+            return Err(
+                "has a `jwk`, but the token endpoint does not accept `private_key_jwt`".into(),
+            );
+        }
+        check_jwk(jwk).map_err(|reason| format!("`jwk`: {reason}"))?;
+        return check_redirect_uris(client);
+    }
     if client.client_secret.is_none()
         && !auth
             .token_endpoint_auth_methods
@@ -136,6 +160,10 @@ fn check_pre_registered(auth: &OAuthSpec, client: &PreRegisteredClient) -> Resul
     {
         return Err("has no secret, but the token endpoint does not accept `none`".into());
     }
+    check_redirect_uris(client)
+}
+
+fn check_redirect_uris(client: &PreRegisteredClient) -> Result<(), String> {
     if client.redirect_uris.len() > MAX_LIST {
         return Err(format!("`redirect_uris` has more than {MAX_LIST} entries"));
     }
@@ -144,6 +172,19 @@ fn check_pre_registered(auth: &OAuthSpec, client: &PreRegisteredClient) -> Resul
     }
     Ok(())
 }
+
+#[cfg(feature = "oauth-jwt")]
+fn check_jwk(jwk: &serde_json::Value) -> Result<(), String> {
+    super::jwt::PublicKey::from_jwk(jwk).map(|_| ())
+}
+
+#[cfg(not(feature = "oauth-jwt"))]
+fn check_jwk(_jwk: &serde_json::Value) -> Result<(), String> {
+    Err(JWT_FEATURE.into())
+}
+
+/// Why `private_key_jwt` is refused in a build without it.
+pub(super) const JWT_FEATURE: &str = "`private_key_jwt` needs mcp-decoy's `oauth-jwt` feature (ES256 signatures), which this build lacks";
 
 /// RFC 6749 section 3.3: `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`.
 pub(crate) fn is_scope_char(c: char) -> bool {

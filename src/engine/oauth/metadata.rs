@@ -71,11 +71,7 @@ pub(super) fn authorization_server(
     }
     document.insert("response_types_supported".into(), json!(["code"]));
     document.insert("response_modes_supported".into(), json!(["query"]));
-    let mut grants = vec!["authorization_code"];
-    if spec.refresh_tokens {
-        grants.push("refresh_token");
-    }
-    document.insert("grant_types_supported".into(), json!(grants));
+    document.insert("grant_types_supported".into(), json!(grant_types(oauth)));
     let methods: Vec<&str> = spec
         .token_endpoint_auth_methods
         .iter()
@@ -89,6 +85,12 @@ pub(super) fn authorization_server(
         "revocation_endpoint_auth_methods_supported".into(),
         json!(methods),
     );
+    if oauth.accepts(TokenEndpointAuthMethod::PrivateKeyJwt) {
+        document.insert(
+            "token_endpoint_auth_signing_alg_values_supported".into(),
+            json!(["ES256"]),
+        );
+    }
     document.insert("code_challenge_methods_supported".into(), json!(["S256"]));
     if spec.iss_advertised {
         document.insert(
@@ -111,6 +113,18 @@ pub(super) fn authorization_server(
         );
     }
     axum::Json(Value::Object(document)).into_response()
+}
+
+/// The grants the token endpoint takes, as `grant_types_supported` lists them.
+pub(super) fn grant_types(oauth: &AuthServer) -> Vec<&'static str> {
+    let mut grants = vec!["authorization_code"];
+    if oauth.spec.refresh_tokens {
+        grants.push("refresh_token");
+    }
+    if oauth.spec.client_credentials {
+        grants.push("client_credentials");
+    }
+    grants
 }
 
 /// The authorization server's `scopes_supported`: the configured scopes, plus

@@ -15,10 +15,13 @@
 //! Secrets never reach the log unmasked: see [`mask`], which the capture layer calls.
 
 pub(crate) mod admin;
+mod assertion;
 mod authorize;
 mod check;
 mod consent;
 mod issuer;
+#[cfg(feature = "oauth-jwt")]
+pub(crate) mod jwt;
 mod metadata;
 mod params;
 mod register;

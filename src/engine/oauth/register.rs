@@ -134,6 +134,11 @@ async fn registered(
                     accepted(oauth)
                 )));
             }
+            if method == TokenEndpointAuthMethod::PrivateKeyJwt {
+                return Err(metadata_error(
+                    "`token_endpoint_auth_method` `private_key_jwt` is for pre-registered clients here: register the client's public key (`jwk`) in the server's configuration; `jwks` and `jwks_uri` are not read at registration".to_string(),
+                ));
+            }
             method
         }
         Some(_) => {
@@ -214,6 +219,7 @@ async fn registered(
             redirect_uris,
             auth_method: method,
             origin: ClientOrigin::Dynamic,
+            jwk: None,
         },
     );
     Ok(Value::Object(document))
@@ -245,8 +251,9 @@ fn default_method(oauth: &AuthServer) -> TokenEndpointAuthMethod {
         oauth
             .spec
             .token_endpoint_auth_methods
-            .first()
+            .iter()
             .copied()
+            .find(|m| *m != TokenEndpointAuthMethod::PrivateKeyJwt)
             .unwrap_or(TokenEndpointAuthMethod::None)
     }
 }
@@ -459,6 +466,7 @@ pub(super) fn document_client(
         redirect_uris,
         auth_method: TokenEndpointAuthMethod::None,
         origin: ClientOrigin::MetadataDocument,
+        jwk: None,
     })
 }
 

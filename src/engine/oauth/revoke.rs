@@ -5,22 +5,34 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
+use super::issuer::Context;
 use super::params::Params;
 use super::token::authenticate;
 use super::{AuthServer, OAuthError, no_store};
+use crate::engine::Engine;
 
 /// `POST …/revoke`.
-pub(super) async fn revoke(oauth: &AuthServer, request: Request) -> Response {
-    match revoked(oauth, request).await {
+pub(super) async fn revoke(
+    engine: &Engine,
+    oauth: &AuthServer,
+    context: &Context,
+    request: Request,
+) -> Response {
+    match revoked(engine, oauth, context, request).await {
         Ok(()) => (StatusCode::OK, no_store()).into_response(),
         Err(error) => error.into_response(),
     }
 }
 
-async fn revoked(oauth: &AuthServer, request: Request) -> Result<(), OAuthError> {
+async fn revoked(
+    engine: &Engine,
+    oauth: &AuthServer,
+    context: &Context,
+    request: Request,
+) -> Result<(), OAuthError> {
     let (headers, params) = Params::form(request).await?;
     let token = params.require("token")?;
-    let client = authenticate(oauth, &headers, &params)?;
+    let client = authenticate(engine, oauth, context, &headers, &params)?;
     let mut state = oauth.lock();
     let owner = state
         .access

@@ -92,7 +92,7 @@ async fn answer(
         Endpoint::Consent => authorize::decide(engine, oauth, &context, request).await,
         Endpoint::Token => token::token(engine, oauth, &context, request).await,
         Endpoint::Register => register::register(engine, oauth, &context, request).await,
-        Endpoint::Revoke => revoke::revoke(oauth, request).await,
+        Endpoint::Revoke => revoke::revoke(engine, oauth, &context, request).await,
     };
     if cross_origin {
         cors(response)

@@ -123,6 +123,8 @@ pub(super) struct Client {
     /// the server accepts.
     pub(super) auth_method: TokenEndpointAuthMethod,
     pub(super) origin: ClientOrigin,
+    /// The public key of a `private_key_jwt` client (a P-256 JWK, checked at start).
+    pub(super) jwk: Option<serde_json::Value>,
 }
 
 impl Client {
@@ -131,12 +133,15 @@ impl Client {
             client_id: spec.client_id.clone(),
             secret: spec.client_secret.clone(),
             redirect_uris: spec.redirect_uris.clone(),
-            auth_method: if spec.client_secret.is_some() {
+            auth_method: if spec.jwk.is_some() {
+                TokenEndpointAuthMethod::PrivateKeyJwt
+            } else if spec.client_secret.is_some() {
                 TokenEndpointAuthMethod::ClientSecretPost
             } else {
                 TokenEndpointAuthMethod::None
             },
             origin: ClientOrigin::PreRegistered,
+            jwk: spec.jwk.clone(),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The token endpoint (OAuth 2.1 section 3.2): client authentication
-//! (`client_secret_post`, `client_secret_basic`, `none`), the `authorization_code` grant
-//! with PKCE S256 and resource indicators (RFC 8707), and the `refresh_token` grant, which
-//! rotates the refresh token.
+//! (`client_secret_post`, `client_secret_basic`, `none`, `private_key_jwt`), the
+//! `authorization_code` grant with PKCE S256 and resource indicators (RFC 8707), the
+//! `refresh_token` grant, which rotates the refresh token, and `client_credentials`.
 
 use axum::extract::Request;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -40,21 +40,20 @@ async fn grant(
 ) -> Result<Value, OAuthError> {
     let (headers, params) = Params::form(request).await?;
     let grant_type = params.require("grant_type")?;
-    let client = authenticate(oauth, &headers, &params)?;
+    let client = authenticate(engine, oauth, context, &headers, &params)?;
     match grant_type {
         "authorization_code" => code_grant(engine, oauth, context, &client, &params),
         "refresh_token" if oauth.spec.refresh_tokens => {
             refresh_grant(engine, oauth, &client, &params)
         }
+        "client_credentials" if oauth.spec.client_credentials => {
+            client_credentials_grant(engine, oauth, context, &client, &params)
+        }
         other => Err(OAuthError::bad(
             "unsupported_grant_type",
             format!(
-                "grant_type `{other}` is not supported; this server supports authorization_code{}",
-                if oauth.spec.refresh_tokens {
-                    " and refresh_token"
-                } else {
-                    ""
-                }
+                "grant_type `{other}` is not supported; this server supports {}",
+                super::metadata::grant_types(oauth).join(", ")
             ),
         )),
     }
@@ -63,7 +62,9 @@ async fn grant(
 /// Who is calling, by the one authentication method the request used (RFC 6749 section
 /// 2.3: a client must not use more than one).
 pub(super) fn authenticate(
+    engine: &Engine,
     oauth: &AuthServer,
+    context: &Context,
     headers: &HeaderMap,
     params: &Params,
 ) -> Result<Client, OAuthError> {
@@ -72,6 +73,24 @@ pub(super) fn authenticate(
         Some(value) => Some(basic_credentials(value.as_bytes())?),
     };
     let body_secret = params.get("client_secret");
+    if params.get("client_assertion").is_some() || params.get("client_assertion_type").is_some() {
+        if basic.is_some() || body_secret.is_some() {
+            return Err(OAuthError::bad(
+                "invalid_request",
+                "the request carries both a client_assertion and a client secret; use one client authentication method",
+            ));
+        }
+        if !oauth.accepts(TokenEndpointAuthMethod::PrivateKeyJwt) {
+            return Err(invalid_client(
+                format!(
+                    "this token endpoint does not accept `private_key_jwt`; it accepts {}",
+                    super::register::accepted(oauth)
+                ),
+                false,
+            ));
+        }
+        return super::assertion::authenticate(oauth, context, engine.clock.now(), params);
+    }
     let (client_id, presented, method) = match (basic, body_secret) {
         (Some(_), Some(_)) => {
             return Err(OAuthError::bad(
@@ -139,6 +158,11 @@ pub(super) fn authenticate(
             }
         }
     }
+    if client.jwk.is_some() {
+        return Err(refuse(format!(
+            "client `{client_id}` authenticates with `private_key_jwt`: send a signed `client_assertion`"
+        )));
+    }
     if client.origin == ClientOrigin::Dynamic && client.auth_method != method {
         return Err(refuse(format!(
             "client `{client_id}` registered token_endpoint_auth_method `{}` but authenticated with `{}`",
@@ -151,7 +175,7 @@ pub(super) fn authenticate(
 
 /// `invalid_client` is `401`, with a `Basic` challenge when the client tried Basic
 /// (RFC 6749 section 5.2).
-fn invalid_client(description: String, used_basic: bool) -> OAuthError {
+pub(super) fn invalid_client(description: String, used_basic: bool) -> OAuthError {
     let error = OAuthError::new(StatusCode::UNAUTHORIZED, "invalid_client", description);
     if used_basic {
         error.with_challenge(r#"Basic realm="mcp-decoy""#.into())
@@ -291,10 +315,13 @@ fn code_grant(
         oauth,
         &mut state,
         engine,
-        &client.client_id,
-        &code.scopes,
-        resource,
-        Some(code_text),
+        Grant {
+            client_id: &client.client_id,
+            scopes: &code.scopes,
+            resource,
+            code: Some(code_text),
+            refreshable: true,
+        },
     );
     if let Some(stored) = state.codes.get_mut(code_text) {
         stored.used = true;
@@ -374,10 +401,13 @@ fn refresh_grant(
         oauth,
         &mut state,
         engine,
-        &client.client_id,
-        &scopes,
-        old.resource.clone(),
-        old.code.as_deref(),
+        Grant {
+            client_id: &client.client_id,
+            scopes: &scopes,
+            resource: old.resource.clone(),
+            code: old.code.as_deref(),
+            refreshable: true,
+        },
     );
     if let Some(code) = old.code.as_deref()
         && let Some(stored) = state.codes.get_mut(code)
@@ -394,21 +424,99 @@ fn refresh_grant(
     Ok(issued.body)
 }
 
+/// OAuth 2.1 section 4.2: a confidential client asks for a token for itself; no refresh
+/// token (section 4.2.3).
+fn client_credentials_grant(
+    engine: &Engine,
+    oauth: &AuthServer,
+    context: &Context,
+    client: &Client,
+    params: &Params,
+) -> Result<Value, OAuthError> {
+    if client.auth_method == TokenEndpointAuthMethod::None {
+        return Err(OAuthError::bad(
+            "unauthorized_client",
+            format!(
+                "client `{}` is public; only a confidential client (a secret or a key) may use client_credentials (OAuth 2.1 section 4.2)",
+                client.client_id
+            ),
+        ));
+    }
+    let scopes = params::scopes(params.get("scope"))?;
+    if let Some(known) = oauth.known_scopes()
+        && let Some(unknown) = scopes.iter().find(|s| !known.contains(s))
+    {
+        return Err(OAuthError::bad(
+            "invalid_scope",
+            format!(
+                "scope `{unknown}` is not offered; this server offers {}",
+                known.join(" ")
+            ),
+        ));
+    }
+    let resource = match params.get("resource") {
+        Some(given) if given == context.resource => Some(given.to_string()),
+        Some(given) => {
+            return Err(OAuthError::bad(
+                "invalid_target",
+                format!(
+                    "resource `{given}` is not this server's resource `{}`",
+                    context.resource
+                ),
+            ));
+        }
+        None if oauth.spec.require_resource => {
+            return Err(OAuthError::bad(
+                "invalid_target",
+                format!(
+                    "`resource` is missing; this server requires resource indicators (RFC 8707): `{}`",
+                    context.resource
+                ),
+            ));
+        }
+        None => None,
+    };
+    let mut state = oauth.lock();
+    let issued = issue(
+        oauth,
+        &mut state,
+        engine,
+        Grant {
+            client_id: &client.client_id,
+            scopes: &scopes,
+            resource,
+            code: None,
+            refreshable: false,
+        },
+    );
+    Ok(issued.body)
+}
+
 struct Issued {
     body: Value,
     ids: Vec<String>,
 }
 
-/// A new access token (and refresh token, when they are on), stored and described.
-fn issue(
-    oauth: &AuthServer,
-    state: &mut Records,
-    engine: &Engine,
-    client_id: &str,
-    scopes: &[String],
+/// What a token is issued for.
+struct Grant<'a> {
+    client_id: &'a str,
+    scopes: &'a [String],
     resource: Option<String>,
-    code: Option<&str>,
-) -> Issued {
+    /// The authorization code the grant's tokens descend from, if any.
+    code: Option<&'a str>,
+    /// Whether a refresh token comes with it (when the server issues them at all).
+    refreshable: bool,
+}
+
+/// A new access token (and refresh token, when they are on), stored and described.
+fn issue(oauth: &AuthServer, state: &mut Records, engine: &Engine, grant: Grant<'_>) -> Issued {
+    let Grant {
+        client_id,
+        scopes,
+        resource,
+        code,
+        refreshable,
+    } = grant;
     let now = engine.clock.now();
     let lifetime = oauth.spec.access_token_lifetime_secs;
     let access = secret();
@@ -431,7 +539,7 @@ fn issue(
     body.insert("access_token".into(), json!(access));
     body.insert("token_type".into(), json!("Bearer"));
     body.insert("expires_in".into(), json!(lifetime));
-    if oauth.spec.refresh_tokens {
+    if refreshable && oauth.spec.refresh_tokens {
         let refresh = secret();
         let refresh_id = AuthServer::next_id(state, "rt");
         ids.push(refresh_id.clone());

@@ -389,6 +389,25 @@ pub(super) const PLAYS: &[Play] = &[
         auth::metadata_issuer_mismatch_checks,
     )
     .in_list(List::Other).allowing_client_error(),
+    #[cfg(feature = "oauth-jwt")]
+    Play::auth(
+        "auth/client-credentials-jwt",
+        "Tests OAuth client_credentials flow with private_key_jwt authentication (SEP-1046)",
+        ProtocolVersion::V2025_11_25,
+        auth::client_credentials::jwt::server,
+        auth::client_credentials::jwt::checks,
+    )
+    .in_list(List::Extensions)
+    .with_context(auth::client_credentials::jwt::context),
+    Play::auth(
+        "auth/client-credentials-basic",
+        "Tests OAuth client_credentials flow with client_secret_basic authentication",
+        ProtocolVersion::V2025_11_25,
+        auth::client_credentials::basic_server,
+        auth::client_credentials::basic_checks,
+    )
+    .in_list(List::Extensions)
+    .with_context(auth::client_credentials::basic_context),
     Play {
         name: "sep-2322-client-request-state",
         description: "Tests client MRTR behavior: requestState echo, no-state omission, and JSON-RPC id uniqueness (SEP-2322)",

@@ -148,6 +148,10 @@ impl OAuthLog {
                         .and_then(|b| b.get("error"))
                         .and_then(Value::as_str)
                         .map(str::to_owned),
+                    error_description: body
+                        .and_then(|b| b.get("error_description"))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
                     issued_refresh_token: body.is_some_and(|b| b.get("refresh_token").is_some()),
                 }
             })

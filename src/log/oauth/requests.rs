@@ -141,6 +141,8 @@ pub struct TokenRequest {
     pub status: Option<u16>,
     /// The OAuth `error` code of a refused request (`invalid_grant`, `invalid_client`, ...).
     pub error: Option<String>,
+    /// The `error_description` of a refused request: why, in words.
+    pub error_description: Option<String>,
     /// Whether the answer carried a refresh token.
     pub issued_refresh_token: bool,
 }

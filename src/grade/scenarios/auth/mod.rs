@@ -11,6 +11,7 @@
 //! endpoints or metadata documents.
 
 mod client_auth;
+pub(super) mod client_credentials;
 mod discovery;
 mod issuer;
 mod legacy;
@@ -200,6 +201,11 @@ impl Layout {
 /// The scenario's server: the fixture with the preset, its secrets kept in the capture so
 /// PKCE and Basic credentials can be checked.
 pub(super) fn server(scenario: AuthScenario) -> MockMcpServerBuilder {
+    server_with(OAuth::preset(scenario))
+}
+
+/// The scenario's server with its own authorization server settings.
+pub(super) fn server_with(oauth: OAuth) -> MockMcpServerBuilder {
     MockMcpServer::builder()
         .name("auth-prm-pathbased-server")
         .version("1.0.0")
@@ -208,7 +214,7 @@ pub(super) fn server(scenario: AuthScenario) -> MockMcpServerBuilder {
                 .input_schema(json!({ "type": "object" }))
                 .respond_with(json!({ "content": [{ "type": "text", "text": "test" }] })),
         )
-        .oauth(OAuth::preset(scenario))
+        .oauth(oauth)
         .capture_secrets(true)
 }
 

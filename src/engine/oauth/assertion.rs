@@ -1,0 +1,146 @@
+//! `private_key_jwt` client authentication (RFC 7523 sections 2.2 and 3): the client signs a
+//! JWT naming itself (`iss` and `sub`) and this authorization server (`aud`, its issuer per
+//! RFC 7523bis), and the token endpoint verifies it with the key the client registered.
+
+use std::time::SystemTime;
+
+use super::OAuthError;
+use super::issuer::Context;
+use super::params::Params;
+use super::store::Client;
+use super::{AuthServer, token};
+
+/// RFC 7523 section 2.2's `client_assertion_type`.
+pub(super) const ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/// Seconds of clock skew allowed on `exp` and `nbf`.
+#[cfg(feature = "oauth-jwt")]
+const LEEWAY_SECS: i64 = 30;
+
+/// The client a request's `client_assertion` authenticates, in the order a reader checks
+/// it: the assertion type, the signature with the client's key, the audience and times,
+/// then `iss` and `sub`.
+pub(super) fn authenticate(
+    oauth: &AuthServer,
+    context: &Context,
+    now: SystemTime,
+    params: &Params,
+) -> Result<Client, OAuthError> {
+    let refuse = |description: String| token::invalid_client(description, false);
+    match params.get("client_assertion_type") {
+        Some(ASSERTION_TYPE) => {}
+        Some(other) => {
+            return Err(refuse(format!(
+                "`client_assertion_type` `{other}` is not `{ASSERTION_TYPE}` (RFC 7523 section 2.2)"
+            )));
+        }
+        None => {
+            return Err(refuse(format!(
+                "`client_assertion_type` is missing; with a `client_assertion` it must be `{ASSERTION_TYPE}`"
+            )));
+        }
+    }
+    let assertion = params.get("client_assertion").ok_or_else(|| {
+        refuse("`client_assertion` is missing: private_key_jwt sends the signed JWT in it".into())
+    })?;
+    verified(oauth, context, now, params, assertion)
+}
+
+#[cfg(feature = "oauth-jwt")]
+fn verified(
+    oauth: &AuthServer,
+    context: &Context,
+    now: SystemTime,
+    params: &Params,
+    assertion: &str,
+) -> Result<Client, OAuthError> {
+    use super::jwt::{Jwt, PublicKey};
+
+    let refuse = |description: String| token::invalid_client(description, false);
+    let jwt = Jwt::decode(assertion)
+        .map_err(|why| refuse(format!("the `client_assertion` is not a JWT: {why}")))?;
+    // RFC 7523 section 3: the client is `sub`; a `client_id` in the body must agree.
+    let named = params
+        .get("client_id")
+        .or_else(|| jwt.claim("sub"))
+        .or_else(|| jwt.claim("iss"))
+        .ok_or_else(|| refuse("the `client_assertion` names no client (`sub`)".into()))?;
+    let client = {
+        let state = oauth.lock();
+        oauth.client(&state, named)
+    }
+    .ok_or_else(|| {
+        refuse(format!(
+            "client_id `{named}` is not registered with this authorization server"
+        ))
+    })?;
+    let jwk = client.jwk.as_ref().ok_or_else(|| {
+        refuse(format!(
+            "client `{named}` has no registered key; it authenticates with `{}`",
+            client.auth_method.as_str()
+        ))
+    })?;
+    let key = PublicKey::from_jwk(jwk).map_err(refuse)?;
+    jwt.verify(&key)
+        .map_err(|why| refuse(format!("the `client_assertion` does not verify: {why}")))?;
+    let issuer = context.issuer.trim_end_matches('/');
+    if !jwt
+        .audience()
+        .iter()
+        .any(|aud| aud.trim_end_matches('/') == issuer)
+    {
+        return Err(refuse(format!(
+            "the `client_assertion`'s `aud` {:?} does not name this authorization server's issuer `{issuer}` (RFC 7523bis)",
+            jwt.audience()
+        )));
+    }
+    let now = now
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    match jwt.time("exp") {
+        None => {
+            return Err(refuse(
+                "the `client_assertion` has no `exp` (RFC 7523 section 3 requires one)".into(),
+            ));
+        }
+        Some(exp) if exp.saturating_add(LEEWAY_SECS) < now => {
+            return Err(refuse(format!(
+                "the `client_assertion` expired {} seconds ago",
+                now - exp
+            )));
+        }
+        Some(_) => {}
+    }
+    if let Some(nbf) = jwt.time("nbf")
+        && nbf > now.saturating_add(LEEWAY_SECS)
+    {
+        return Err(refuse(format!(
+            "the `client_assertion` is not valid for another {} seconds (`nbf`)",
+            nbf - now
+        )));
+    }
+    for claim in ["iss", "sub"] {
+        if jwt.claim(claim) != Some(client.client_id.as_str()) {
+            return Err(refuse(format!(
+                "the `client_assertion`'s `{claim}` {:?} is not the client_id `{}` (RFC 7523 section 3)",
+                jwt.claim(claim).unwrap_or_default(),
+                client.client_id
+            )));
+        }
+    }
+    Ok(client)
+}
+
+#[cfg(not(feature = "oauth-jwt"))]
+fn verified(
+    _oauth: &AuthServer,
+    _context: &Context,
+    _now: SystemTime,
+    _params: &Params,
+    _assertion: &str,
+) -> Result<Client, OAuthError> {
+    Err(token::invalid_client(
+        super::check::JWT_FEATURE.into(),
+        false,
+    ))
+}
