@@ -7,7 +7,7 @@
 //! `sep-2322-client-request-state`: call the four tools, answering each round; the `http-*-headers`
 //! scenarios: use every tool, resource and prompt, or make the calls the context names;
 //! `auth/*`: rmcp's OAuth flow from the 401 (the client credentials grant in
-//! `auth/client-credentials-*`), then `test-tool` with the token, stepping up its scopes on
+//! `auth/client-credentials-*`, the jwt-bearer grant by hand in `auth/wif-jwt-bearer`), then `test-tool` with the token, stepping up its scopes on
 //! a 403 (twice at most); at
 //! 2026-07-28 it discovers instead of initializing), so
 //! `mcp-decoy check-client -- target/debug/examples/conformance_client` grades it, as the
@@ -225,6 +225,9 @@ async fn authorize(
     if scenario.starts_with("auth/client-credentials") {
         return client_credentials(url).await;
     }
+    if scenario == "auth/wif-jwt-bearer" {
+        return workload_identity(http, url, challenge).await;
+    }
     let mut request = AuthorizationRequest::new(REDIRECT_URI)
         .with_client_name("conformance-client")
         .with_client_metadata_url(CLIENT_METADATA_URL)
@@ -290,6 +293,62 @@ async fn client_credentials(
     let manager = state
         .into_authorization_manager()
         .ok_or("rmcp is not authorized after the client credentials grant")?;
+    Ok(AuthClient::new(reqwest::Client::default(), manager))
+}
+
+/// SEP-1933: trade the platform's workload JWT for a token with the RFC 7523 jwt-bearer
+/// grant. rmcp has no such grant: discovery and the token request are by hand, from the
+/// 401's challenge, and rmcp holds the token it gets.
+async fn workload_identity(
+    http: &reqwest::Client,
+    url: &str,
+    challenge: &str,
+) -> Result<AuthClient<reqwest::Client>, Box<dyn std::error::Error>> {
+    let context: Value = serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT")?)?;
+    let client_id = context["client_id"]
+        .as_str()
+        .ok_or("no client_id in the context")?;
+    let assertion = context["valid_jwt"]
+        .as_str()
+        .ok_or("no valid_jwt in the context")?;
+    let prm = challenge_param(challenge, "resource_metadata").ok_or("no resource_metadata")?;
+    let prm: Value = http.get(prm).send().await?.json().await?;
+    let issuer = url::Url::parse(
+        prm["authorization_servers"][0]
+            .as_str()
+            .ok_or("no authorization server")?,
+    )?;
+    // RFC 8414 section 3.1: the well-known segment goes before the issuer's path.
+    let metadata = format!(
+        "{}/.well-known/oauth-authorization-server{}",
+        issuer.origin().ascii_serialization(),
+        issuer.path().trim_end_matches('/')
+    );
+    let metadata: Value = http.get(metadata).send().await?.json().await?;
+    let token_endpoint = metadata["token_endpoint"]
+        .as_str()
+        .ok_or("no token_endpoint")?;
+    let form = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer")
+        .append_pair("assertion", assertion)
+        .append_pair("client_id", client_id)
+        .finish();
+    let answer = http
+        .post(token_endpoint)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form)
+        .send()
+        .await?;
+    if !answer.status().is_success() {
+        // RFC 7523 section 3.1: a refused assertion is final; no retry, no other grant.
+        return Err(format!("the jwt-bearer grant was refused: {}", answer.text().await?).into());
+    }
+    let token = answer.json().await?;
+    let mut state = OAuthState::new(url, None).await?;
+    state.set_credentials(client_id, token).await?;
+    let manager = state
+        .into_authorization_manager()
+        .ok_or("rmcp is not authorized with the token")?;
     Ok(AuthClient::new(reqwest::Client::default(), manager))
 }
 

@@ -110,6 +110,11 @@ pub struct OAuthSpec {
     /// `io.modelcontextprotocol/oauth-client-credentials`) from confidential clients, and
     /// advertise it.
     pub client_credentials: bool,
+    /// Issuers whose signed JWTs the `jwt-bearer` grant (RFC 7523 section 2.1) takes as
+    /// authorization grants, each with its public key: workload identity federation
+    /// (SEP-1933). Any entry turns the grant on and advertises it. Feature `oauth-jwt`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jwt_bearer_issuers: Vec<JwtBearerIssuer>,
     /// Issue refresh tokens (rotated on each use) and advertise the `refresh_token` grant.
     pub refresh_tokens: bool,
     /// Refresh tokens expire this many seconds after they are issued; `None`: never.
@@ -166,6 +171,7 @@ impl Default for OAuthSpec {
             access_token_lifetime_secs: 3600,
             code_lifetime_secs: 60,
             client_credentials: false,
+            jwt_bearer_issuers: Vec::new(),
             refresh_tokens: true,
             refresh_token_lifetime_secs: None,
             require_resource: true,
@@ -290,6 +296,18 @@ pub struct PreRegisteredClient {
     /// signing its `client_assertion` with the private half. Feature `oauth-jwt`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jwk: Option<serde_json::Value>,
+}
+
+/// An issuer of JWT authorization grants the authorization server trusts (RFC 7523 section
+/// 3: `iss` names it, its key signs them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JwtBearerIssuer {
+    /// The `iss` of its JWTs, compared exactly.
+    pub issuer: String,
+    /// Its public key, a P-256 JWK (ES256).
+    pub jwk: serde_json::Value,
 }
 
 /// What the authorization endpoint does with a valid request.

@@ -1,6 +1,8 @@
-//! `private_key_jwt` client authentication (RFC 7523 sections 2.2 and 3): the client signs a
-//! JWT naming itself (`iss` and `sub`) and this authorization server (`aud`, its issuer per
-//! RFC 7523bis), and the token endpoint verifies it with the key the client registered.
+//! Signed JWTs at the token endpoint (RFC 7523): `private_key_jwt` client authentication
+//! (section 2.2: the client signs a JWT naming itself in `iss` and `sub` and this
+//! authorization server in `aud`, its issuer per RFC 7523bis, verified with the key it
+//! registered) and the `jwt-bearer` grant (section 2.1: a JWT from a trusted issuer is the
+//! grant, verified with that issuer's key).
 
 use std::time::SystemTime;
 
@@ -9,6 +11,9 @@ use super::issuer::Context;
 use super::params::Params;
 use super::store::Client;
 use super::{AuthServer, token};
+
+/// RFC 7523 section 2.1's `grant_type`.
+pub(super) const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// RFC 7523 section 2.2's `client_assertion_type`.
 pub(super) const ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
@@ -83,42 +88,7 @@ fn verified(
     let key = PublicKey::from_jwk(jwk).map_err(refuse)?;
     jwt.verify(&key)
         .map_err(|why| refuse(format!("the `client_assertion` does not verify: {why}")))?;
-    let issuer = context.issuer.trim_end_matches('/');
-    if !jwt
-        .audience()
-        .iter()
-        .any(|aud| aud.trim_end_matches('/') == issuer)
-    {
-        return Err(refuse(format!(
-            "the `client_assertion`'s `aud` {:?} does not name this authorization server's issuer `{issuer}` (RFC 7523bis)",
-            jwt.audience()
-        )));
-    }
-    let now = now
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-    match jwt.time("exp") {
-        None => {
-            return Err(refuse(
-                "the `client_assertion` has no `exp` (RFC 7523 section 3 requires one)".into(),
-            ));
-        }
-        Some(exp) if exp.saturating_add(LEEWAY_SECS) < now => {
-            return Err(refuse(format!(
-                "the `client_assertion` expired {} seconds ago",
-                now - exp
-            )));
-        }
-        Some(_) => {}
-    }
-    if let Some(nbf) = jwt.time("nbf")
-        && nbf > now.saturating_add(LEEWAY_SECS)
-    {
-        return Err(refuse(format!(
-            "the `client_assertion` is not valid for another {} seconds (`nbf`)",
-            nbf - now
-        )));
-    }
+    check_claims(&jwt, context, now, "client_assertion").map_err(refuse)?;
     for claim in ["iss", "sub"] {
         if jwt.claim(claim) != Some(client.client_id.as_str()) {
             return Err(refuse(format!(
@@ -129,6 +99,117 @@ fn verified(
         }
     }
     Ok(client)
+}
+
+/// The subject of a `jwt-bearer` grant's `assertion`, once it verifies: a trusted `iss`,
+/// its key's signature, this server in `aud`, a live `exp`, a `sub` (RFC 7523 section 3).
+pub(super) fn grant_subject(
+    oauth: &AuthServer,
+    context: &Context,
+    now: SystemTime,
+    params: &Params,
+) -> Result<String, OAuthError> {
+    let assertion = params.get("assertion").ok_or_else(|| {
+        OAuthError::bad(
+            "invalid_request",
+            "`assertion` is missing: the jwt-bearer grant carries the JWT in it (RFC 7523 section 2.1)",
+        )
+    })?;
+    grant_verified(oauth, context, now, assertion)
+}
+
+#[cfg(feature = "oauth-jwt")]
+fn grant_verified(
+    oauth: &AuthServer,
+    context: &Context,
+    now: SystemTime,
+    assertion: &str,
+) -> Result<String, OAuthError> {
+    use super::jwt::{Jwt, PublicKey};
+
+    let refuse = |description: String| OAuthError::grant(description);
+    let jwt = Jwt::decode(assertion)
+        .map_err(|why| refuse(format!("the `assertion` is not a JWT: {why}")))?;
+    let iss = jwt.claim("iss").unwrap_or_default();
+    let trusted = oauth
+        .spec
+        .jwt_bearer_issuers
+        .iter()
+        .find(|t| t.issuer == iss)
+        .ok_or_else(|| {
+            let known: Vec<&str> = oauth
+                .spec
+                .jwt_bearer_issuers
+                .iter()
+                .map(|t| t.issuer.as_str())
+                .collect();
+            refuse(format!(
+                "the `assertion`'s issuer `{iss}` is not trusted here; this server trusts {}",
+                known.join(", ")
+            ))
+        })?;
+    let key = PublicKey::from_jwk(&trusted.jwk).map_err(refuse)?;
+    jwt.verify(&key)
+        .map_err(|why| refuse(format!("the `assertion` does not verify: {why}")))?;
+    check_claims(&jwt, context, now, "assertion").map_err(refuse)?;
+    jwt.claim("sub")
+        .filter(|sub| !sub.is_empty())
+        .map(str::to_string)
+        .ok_or_else(|| refuse("the `assertion` has no `sub` (RFC 7523 section 3)".into()))
+}
+
+/// `aud` names this server's issuer, `exp` is there and not past, `nbf` is not ahead.
+#[cfg(feature = "oauth-jwt")]
+fn check_claims(
+    jwt: &super::jwt::Jwt,
+    context: &Context,
+    now: SystemTime,
+    what: &str,
+) -> Result<(), String> {
+    let issuer = context.issuer.trim_end_matches('/');
+    if !jwt
+        .audience()
+        .iter()
+        .any(|aud| aud.trim_end_matches('/') == issuer)
+    {
+        return Err(format!(
+            "the `{what}`'s `aud` {:?} does not name this authorization server's issuer `{issuer}` (RFC 7523bis)",
+            jwt.audience()
+        ));
+    }
+    let now = now
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    match jwt.time("exp") {
+        None => {
+            return Err(format!(
+                "the `{what}` has no `exp` (RFC 7523 section 3 requires one)"
+            ));
+        }
+        Some(exp) if exp.saturating_add(LEEWAY_SECS) < now => {
+            return Err(format!("the `{what}` expired {} seconds ago", now - exp));
+        }
+        Some(_) => {}
+    }
+    if let Some(nbf) = jwt.time("nbf")
+        && nbf > now.saturating_add(LEEWAY_SECS)
+    {
+        return Err(format!(
+            "the `{what}` is not valid for another {} seconds (`nbf`)",
+            nbf - now
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "oauth-jwt"))]
+fn grant_verified(
+    _oauth: &AuthServer,
+    _context: &Context,
+    _now: SystemTime,
+    _assertion: &str,
+) -> Result<String, OAuthError> {
+    Err(OAuthError::grant(super::check::JWT_FEATURE))
 }
 
 #[cfg(not(feature = "oauth-jwt"))]

@@ -56,6 +56,27 @@ pub(crate) fn check_spec(spec: &crate::spec::ServerSpec) -> Result<(), Error> {
             ));
         }
     }
+    if auth.jwt_bearer_issuers.len() > MAX_LIST {
+        return invalid(format!(
+            "`auth.jwt_bearer_issuers` has {} entries; at most {MAX_LIST}",
+            auth.jwt_bearer_issuers.len()
+        ));
+    }
+    for (i, trusted) in auth.jwt_bearer_issuers.iter().enumerate() {
+        let field = format!("`auth.jwt_bearer_issuers[{i}]`");
+        if trusted.issuer.is_empty() || trusted.issuer.len() > 1024 {
+            return invalid(format!("{field}: `issuer` must be 1-1024 bytes"));
+        }
+        if auth.jwt_bearer_issuers[..i]
+            .iter()
+            .any(|t| t.issuer == trusted.issuer)
+        {
+            return invalid(format!("{field} repeats issuer `{}`", trusted.issuer));
+        }
+        if let Err(reason) = check_jwk(&trusted.jwk) {
+            return invalid(format!("{field}: `jwk`: {reason}"));
+        }
+    }
     if auth.client_metadata_documents.len() > MAX_LIST {
         return invalid(format!(
             "`auth.client_metadata_documents` has {} entries; at most {MAX_LIST}",

@@ -1,7 +1,8 @@
 //! The token endpoint (OAuth 2.1 section 3.2): client authentication
 //! (`client_secret_post`, `client_secret_basic`, `none`, `private_key_jwt`), the
 //! `authorization_code` grant with PKCE S256 and resource indicators (RFC 8707), the
-//! `refresh_token` grant, which rotates the refresh token, and `client_credentials`.
+//! `refresh_token` grant, which rotates the refresh token, `client_credentials`, and the
+//! RFC 7523 `jwt-bearer` grant from trusted issuers.
 
 use axum::extract::Request;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -40,6 +41,10 @@ async fn grant(
 ) -> Result<Value, OAuthError> {
     let (headers, params) = Params::form(request).await?;
     let grant_type = params.require("grant_type")?;
+    if grant_type == super::assertion::JWT_BEARER_GRANT && !oauth.spec.jwt_bearer_issuers.is_empty()
+    {
+        return jwt_bearer_grant(engine, oauth, context, &headers, &params);
+    }
     let client = authenticate(engine, oauth, context, &headers, &params)?;
     match grant_type {
         "authorization_code" => code_grant(engine, oauth, context, &client, &params),
@@ -442,6 +447,18 @@ fn client_credentials_grant(
             ),
         ));
     }
+    direct_grant(engine, oauth, context, &client.client_id, params)
+}
+
+/// A grant with no authorization step (`client_credentials`, `jwt-bearer`): the scopes
+/// and resource asked for, checked, and an access token without a refresh token.
+fn direct_grant(
+    engine: &Engine,
+    oauth: &AuthServer,
+    context: &Context,
+    client_id: &str,
+    params: &Params,
+) -> Result<Value, OAuthError> {
     let scopes = params::scopes(params.get("scope"))?;
     if let Some(known) = oauth.known_scopes()
         && let Some(unknown) = scopes.iter().find(|s| !known.contains(s))
@@ -482,7 +499,7 @@ fn client_credentials_grant(
         &mut state,
         engine,
         Grant {
-            client_id: &client.client_id,
+            client_id,
             scopes: &scopes,
             resource,
             code: None,
@@ -490,6 +507,40 @@ fn client_credentials_grant(
         },
     );
     Ok(issued.body)
+}
+
+/// RFC 7523 section 2.1: a JWT from a trusted issuer is the grant; client authentication
+/// is optional (section 3.1), and the token is the client's, or the assertion's subject's.
+fn jwt_bearer_grant(
+    engine: &Engine,
+    oauth: &AuthServer,
+    context: &Context,
+    headers: &HeaderMap,
+    params: &Params,
+) -> Result<Value, OAuthError> {
+    let client = if presents_client(headers, params) {
+        Some(authenticate(engine, oauth, context, headers, params)?)
+    } else {
+        None
+    };
+    let subject = super::assertion::grant_subject(oauth, context, engine.clock.now(), params)?;
+    let holder = client
+        .as_ref()
+        .map_or(subject.as_str(), |c| c.client_id.as_str());
+    direct_grant(engine, oauth, context, holder, params)
+}
+
+/// Whether the request names or authenticates a client at all.
+fn presents_client(headers: &HeaderMap, params: &Params) -> bool {
+    headers.contains_key(header::AUTHORIZATION)
+        || [
+            "client_id",
+            "client_secret",
+            "client_assertion",
+            "client_assertion_type",
+        ]
+        .iter()
+        .any(|name| params.get(name).is_some())
 }
 
 struct Issued {

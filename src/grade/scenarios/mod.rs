@@ -408,6 +408,16 @@ pub(super) const PLAYS: &[Play] = &[
     )
     .in_list(List::Extensions)
     .with_context(auth::client_credentials::basic_context),
+    #[cfg(feature = "oauth-jwt")]
+    Play::auth(
+        "auth/wif-jwt-bearer",
+        "Tests the RFC 7523 JWT-bearer grant for workload identity federation (SEP-1933). The client must: use grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer, include the workload JWT as the assertion parameter, and surface errors (invalid_grant, invalid_scope, unauthorized_client) without retrying or switching grant types.",
+        ProtocolVersion::V2025_11_25,
+        auth::workload::server,
+        auth::workload::checks,
+    )
+    .in_list(List::Extensions)
+    .with_context(auth::workload::context),
     Play {
         name: "sep-2322-client-request-state",
         description: "Tests client MRTR behavior: requestState echo, no-state omission, and JSON-RPC id uniqueness (SEP-2322)",

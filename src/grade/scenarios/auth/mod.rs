@@ -19,6 +19,8 @@ mod migration;
 mod offline;
 mod resource;
 mod scope;
+#[cfg(feature = "oauth-jwt")]
+pub(super) mod workload;
 
 pub(super) use client_auth::{
     basic_cimd_checks, pre_registration_checks, pre_registration_context, token_auth_basic_checks,
