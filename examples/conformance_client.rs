@@ -7,7 +7,8 @@
 //! `sep-2322-client-request-state`: call the four tools, answering each round; the `http-*-headers`
 //! scenarios: use every tool, resource and prompt, or make the calls the context names;
 //! `auth/*`: rmcp's OAuth flow from the 401 (the client credentials grant in
-//! `auth/client-credentials-*`, the jwt-bearer grant by hand in `auth/wif-jwt-bearer`), then `test-tool` with the token, stepping up its scopes on
+//! `auth/client-credentials-*`, the jwt-bearer grant by hand in `auth/wif-jwt-bearer`, rmcp's
+//! enterprise-managed authorization in `auth/enterprise-managed-authorization`), then `test-tool` with the token, stepping up its scopes on
 //! a 403 (twice at most); at
 //! 2026-07-28 it discovers instead of initializing), so
 //! `mcp-decoy check-client -- target/debug/examples/conformance_client` grades it, as the
@@ -228,6 +229,9 @@ async fn authorize(
     if scenario == "auth/wif-jwt-bearer" {
         return workload_identity(http, url, challenge).await;
     }
+    if scenario == "auth/enterprise-managed-authorization" {
+        return enterprise_managed(http, url, challenge).await;
+    }
     let mut request = AuthorizationRequest::new(REDIRECT_URI)
         .with_client_name("conformance-client")
         .with_client_metadata_url(CLIENT_METADATA_URL)
@@ -296,6 +300,96 @@ async fn client_credentials(
     Ok(AuthClient::new(reqwest::Client::default(), manager))
 }
 
+/// The resource metadata the 401's challenge names, and its authorization server's metadata.
+async fn discover(
+    http: &reqwest::Client,
+    challenge: &str,
+) -> Result<(Value, Value), Box<dyn std::error::Error>> {
+    let prm = challenge_param(challenge, "resource_metadata").ok_or("no resource_metadata")?;
+    let prm: Value = http.get(prm).send().await?.json().await?;
+    let issuer = url::Url::parse(
+        prm["authorization_servers"][0]
+            .as_str()
+            .ok_or("no authorization server")?,
+    )?;
+    // RFC 8414 section 3.1: the well-known segment goes before the issuer's path.
+    let metadata = format!(
+        "{}/.well-known/oauth-authorization-server{}",
+        issuer.origin().ascii_serialization(),
+        issuer.path().trim_end_matches('/')
+    );
+    let metadata: Value = http.get(metadata).send().await?.json().await?;
+    Ok((prm, metadata))
+}
+
+/// rmcp holding a token got outside its own flows.
+async fn holding(
+    url: &str,
+    client_id: &str,
+    token: Value,
+) -> Result<AuthClient<reqwest::Client>, Box<dyn std::error::Error>> {
+    let mut state = OAuthState::new(url, None).await?;
+    state
+        .set_credentials(client_id, serde_json::from_value(token)?)
+        .await?;
+    let manager = state
+        .into_authorization_manager()
+        .ok_or("rmcp is not authorized with the token")?;
+    Ok(AuthClient::new(reqwest::Client::default(), manager))
+}
+
+/// SEP-990: rmcp's enterprise-managed authorization trades the identity provider's ID
+/// token for an ID-JAG there, then the ID-JAG for a token at the MCP server's authorization
+/// server, authenticating with the context's secrets.
+async fn enterprise_managed(
+    http: &reqwest::Client,
+    url: &str,
+    challenge: &str,
+) -> Result<AuthClient<reqwest::Client>, Box<dyn std::error::Error>> {
+    use oauth2::ClientSecret;
+    use rmcp::transport::auth::default_oauth_http_client;
+    use rmcp::transport::auth::enterprise::{
+        EmaAuthorizationServer, EmaClientAuthentication, EmaExchangeRequest,
+    };
+
+    let context: Value = serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT")?)?;
+    let field = |name: &str| {
+        context[name]
+            .as_str()
+            .map(str::to_string)
+            .ok_or(format!("no {name} in the context"))
+    };
+    let (prm, metadata) = discover(http, challenge).await?;
+    let resource = prm["resource"].as_str().ok_or("no resource")?;
+    let idp = EmaAuthorizationServer::new(
+        field("idp_issuer")?,
+        field("idp_token_endpoint")?,
+        field("idp_client_id")?,
+    );
+    let client_id = field("client_id")?;
+    let authorization_server = EmaAuthorizationServer::new(
+        metadata["issuer"].as_str().ok_or("no issuer")?,
+        metadata["token_endpoint"]
+            .as_str()
+            .ok_or("no token_endpoint")?,
+        client_id.clone(),
+    )
+    .with_client_authentication(EmaClientAuthentication::ClientSecretBasic(
+        ClientSecret::new(field("client_secret")?),
+    ));
+    let id_token = field("idp_id_token")?;
+    let oauth_http = default_oauth_http_client()?;
+    let token =
+        EmaExchangeRequest::new_with_id_token(idp, authorization_server, resource, &id_token)
+            .exchange(&oauth_http, &oauth_http)
+            .await?;
+    let token = json!({
+        "access_token": token.access_token.secret(),
+        "token_type": "Bearer",
+    });
+    holding(url, &client_id, token).await
+}
+
 /// SEP-1933: trade the platform's workload JWT for a token with the RFC 7523 jwt-bearer
 /// grant. rmcp has no such grant: discovery and the token request are by hand, from the
 /// 401's challenge, and rmcp holds the token it gets.
@@ -311,20 +405,7 @@ async fn workload_identity(
     let assertion = context["valid_jwt"]
         .as_str()
         .ok_or("no valid_jwt in the context")?;
-    let prm = challenge_param(challenge, "resource_metadata").ok_or("no resource_metadata")?;
-    let prm: Value = http.get(prm).send().await?.json().await?;
-    let issuer = url::Url::parse(
-        prm["authorization_servers"][0]
-            .as_str()
-            .ok_or("no authorization server")?,
-    )?;
-    // RFC 8414 section 3.1: the well-known segment goes before the issuer's path.
-    let metadata = format!(
-        "{}/.well-known/oauth-authorization-server{}",
-        issuer.origin().ascii_serialization(),
-        issuer.path().trim_end_matches('/')
-    );
-    let metadata: Value = http.get(metadata).send().await?.json().await?;
+    let (_, metadata) = discover(http, challenge).await?;
     let token_endpoint = metadata["token_endpoint"]
         .as_str()
         .ok_or("no token_endpoint")?;
@@ -343,13 +424,7 @@ async fn workload_identity(
         // RFC 7523 section 3.1: a refused assertion is final; no retry, no other grant.
         return Err(format!("the jwt-bearer grant was refused: {}", answer.text().await?).into());
     }
-    let token = answer.json().await?;
-    let mut state = OAuthState::new(url, None).await?;
-    state.set_credentials(client_id, token).await?;
-    let manager = state
-        .into_authorization_manager()
-        .ok_or("rmcp is not authorized with the token")?;
-    Ok(AuthClient::new(reqwest::Client::default(), manager))
+    holding(url, client_id, answer.json().await?).await
 }
 
 /// SEP-2350: rmcp asks for what it holds and what the 403 challenged, together.

@@ -115,6 +115,12 @@ pub struct OAuthSpec {
     /// (SEP-1933). Any entry turns the grant on and advertises it. Feature `oauth-jwt`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub jwt_bearer_issuers: Vec<JwtBearerIssuer>,
+    /// An enterprise identity provider served beside the authorization server at
+    /// `{prefix}/idp` (Enterprise-Managed Authorization, SEP-990): it trades its ID tokens
+    /// for ID-JAGs (RFC 8693 token exchange), which the authorization server takes as
+    /// `jwt-bearer` grants. Feature `oauth-jwt`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub identity_provider: Option<IdentityProvider>,
     /// Issue refresh tokens (rotated on each use) and advertise the `refresh_token` grant.
     pub refresh_tokens: bool,
     /// Refresh tokens expire this many seconds after they are issued; `None`: never.
@@ -172,6 +178,7 @@ impl Default for OAuthSpec {
             code_lifetime_secs: 60,
             client_credentials: false,
             jwt_bearer_issuers: Vec::new(),
+            identity_provider: None,
             refresh_tokens: true,
             refresh_token_lifetime_secs: None,
             require_resource: true,
@@ -308,6 +315,20 @@ pub struct JwtBearerIssuer {
     pub issuer: String,
     /// Its public key, a P-256 JWK (ES256).
     pub jwk: serde_json::Value,
+}
+
+/// The identity provider of Enterprise-Managed Authorization: which client it serves and
+/// which client of the authorization server its ID-JAGs name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "decoy-cli", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IdentityProvider {
+    /// The client's id at the identity provider: the `aud` of its ID tokens, the
+    /// `client_id` of a token exchange.
+    pub client_id: String,
+    /// The client's id at the authorization server, which its ID-JAGs name (`client_id`)
+    /// and which alone may use them (SEP-990 section 6.1).
+    pub authorization_server_client_id: String,
 }
 
 /// What the authorization endpoint does with a valid request.

@@ -28,8 +28,8 @@ use serde_json::{Value, json};
 use self::resource::{insert_opt, insert_text};
 
 pub use auth::{
-    AuthServerMetadata, Consent, IssResponse, JwtBearerIssuer, LegacyDiscovery, OAuthSpec,
-    PreRegisteredClient, ResourceMetadataLocation, TokenEndpointAuthMethod,
+    AuthServerMetadata, Consent, IdentityProvider, IssResponse, JwtBearerIssuer, LegacyDiscovery,
+    OAuthSpec, PreRegisteredClient, ResourceMetadataLocation, TokenEndpointAuthMethod,
 };
 pub(crate) use auth_scenario::AuthScenario;
 pub use fault::{Delay, SessionExpiry};

@@ -101,21 +101,29 @@ fn verified(
     Ok(client)
 }
 
-/// The subject of a `jwt-bearer` grant's `assertion`, once it verifies: a trusted `iss`,
+/// What a verified `jwt-bearer` assertion grants: its subject, and the resource an ID-JAG
+/// binds it to.
+pub(super) struct Granted {
+    pub(super) subject: String,
+    pub(super) resource: Option<String>,
+}
+
+/// What a `jwt-bearer` grant's `assertion` grants, once it verifies: a trusted `iss`,
 /// its key's signature, this server in `aud`, a live `exp`, a `sub` (RFC 7523 section 3).
 pub(super) fn grant_subject(
     oauth: &AuthServer,
     context: &Context,
     now: SystemTime,
     params: &Params,
-) -> Result<String, OAuthError> {
+    client: Option<&Client>,
+) -> Result<Granted, OAuthError> {
     let assertion = params.get("assertion").ok_or_else(|| {
         OAuthError::bad(
             "invalid_request",
             "`assertion` is missing: the jwt-bearer grant carries the JWT in it (RFC 7523 section 2.1)",
         )
     })?;
-    grant_verified(oauth, context, now, assertion)
+    grant_verified(oauth, context, now, assertion, client)
 }
 
 #[cfg(feature = "oauth-jwt")]
@@ -124,13 +132,19 @@ fn grant_verified(
     context: &Context,
     now: SystemTime,
     assertion: &str,
-) -> Result<String, OAuthError> {
+    client: Option<&Client>,
+) -> Result<Granted, OAuthError> {
     use super::jwt::{Jwt, PublicKey};
 
     let refuse = |description: String| OAuthError::grant(description);
     let jwt = Jwt::decode(assertion)
         .map_err(|why| refuse(format!("the `assertion` is not a JWT: {why}")))?;
     let iss = jwt.claim("iss").unwrap_or_default();
+    if let Some(key) = &oauth.idp_key
+        && iss == super::idp::issuer(context)
+    {
+        return id_jag(&jwt, key, context, now, client);
+    }
     let trusted = oauth
         .spec
         .jwt_bearer_issuers
@@ -152,10 +166,67 @@ fn grant_verified(
     jwt.verify(&key)
         .map_err(|why| refuse(format!("the `assertion` does not verify: {why}")))?;
     check_claims(&jwt, context, now, "assertion").map_err(refuse)?;
-    jwt.claim("sub")
+    let subject = jwt
+        .claim("sub")
         .filter(|sub| !sub.is_empty())
         .map(str::to_string)
-        .ok_or_else(|| refuse("the `assertion` has no `sub` (RFC 7523 section 3)".into()))
+        .ok_or_else(|| refuse("the `assertion` has no `sub` (RFC 7523 section 3)".into()))?;
+    Ok(Granted {
+        subject,
+        resource: None,
+    })
+}
+
+/// SEP-990: an ID-JAG of this server's identity provider, used by the client it names for
+/// the resource it names.
+#[cfg(feature = "oauth-jwt")]
+fn id_jag(
+    jwt: &super::jwt::Jwt,
+    key: &super::jwt::SigningKey,
+    context: &Context,
+    now: SystemTime,
+    client: Option<&Client>,
+) -> Result<Granted, OAuthError> {
+    let refuse = |description: String| OAuthError::grant(description);
+    let Some(client) = client else {
+        return Err(token::invalid_client(
+            "an ID-JAG is used by the client it names, authenticated (SEP-990 section 5.1)".into(),
+            false,
+        ));
+    };
+    let typ = jwt.header.get("typ").and_then(serde_json::Value::as_str);
+    if typ != Some(super::idp::ID_JAG_TYP) {
+        return Err(refuse(format!(
+            "the ID-JAG's `typ` is {typ:?}, not `{}`",
+            super::idp::ID_JAG_TYP
+        )));
+    }
+    jwt.verify(&key.public_key())
+        .map_err(|why| refuse(format!("the `assertion` does not verify: {why}")))?;
+    check_claims(jwt, context, now, "assertion").map_err(refuse)?;
+    if jwt.claim("client_id") != Some(client.client_id.as_str()) {
+        return Err(refuse(format!(
+            "the ID-JAG's `client_id` {:?} is not the authenticated client `{}`",
+            jwt.claim("client_id").unwrap_or_default(),
+            client.client_id
+        )));
+    }
+    if jwt.claim("resource") != Some(context.resource.as_str()) {
+        return Err(refuse(format!(
+            "the ID-JAG's `resource` {:?} is not this server's resource `{}`",
+            jwt.claim("resource").unwrap_or_default(),
+            context.resource
+        )));
+    }
+    let subject = jwt
+        .claim("sub")
+        .filter(|sub| !sub.is_empty())
+        .map(str::to_string)
+        .ok_or_else(|| refuse("the ID-JAG has no `sub`".into()))?;
+    Ok(Granted {
+        subject,
+        resource: Some(context.resource.clone()),
+    })
 }
 
 /// `aud` names this server's issuer, `exp` is there and not past, `nbf` is not ahead.
@@ -208,7 +279,8 @@ fn grant_verified(
     _context: &Context,
     _now: SystemTime,
     _assertion: &str,
-) -> Result<String, OAuthError> {
+    _client: Option<&Client>,
+) -> Result<Granted, OAuthError> {
     Err(OAuthError::grant(super::check::JWT_FEATURE))
 }
 

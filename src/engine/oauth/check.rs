@@ -77,6 +77,24 @@ pub(crate) fn check_spec(spec: &crate::spec::ServerSpec) -> Result<(), Error> {
             return invalid(format!("{field}: `jwk`: {reason}"));
         }
     }
+    if let Some(idp) = &auth.identity_provider {
+        if !cfg!(feature = "oauth-jwt") {
+            return invalid(format!("`auth.identity_provider`: {JWT_FEATURE}"));
+        }
+        for (field, id) in [
+            ("client_id", &idp.client_id),
+            (
+                "authorization_server_client_id",
+                &idp.authorization_server_client_id,
+            ),
+        ] {
+            if id.is_empty() || id.len() > 256 || !id.chars().all(|c| c.is_ascii_graphic()) {
+                return invalid(format!(
+                    "`auth.identity_provider.{field}` must be 1-256 visible ASCII characters"
+                ));
+            }
+        }
+    }
     if auth.client_metadata_documents.len() > MAX_LIST {
         return invalid(format!(
             "`auth.client_metadata_documents` has {} entries; at most {MAX_LIST}",

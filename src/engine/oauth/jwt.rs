@@ -109,6 +109,13 @@ impl SigningKey {
         })
     }
 
+    /// Its public half, to verify with.
+    pub(crate) fn public_key(&self) -> PublicKey {
+        PublicKey {
+            point: self.pair.public_key().as_ref().to_vec(),
+        }
+    }
+
     /// A compact JWT of `claims`, signed ES256, with `alg` (and `typ` when given) in its
     /// header.
     pub fn sign(&self, typ: Option<&str>, claims: &Value) -> String {

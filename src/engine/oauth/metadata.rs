@@ -124,7 +124,7 @@ pub(super) fn grant_types(oauth: &AuthServer) -> Vec<&'static str> {
     if oauth.spec.client_credentials {
         grants.push("client_credentials");
     }
-    if !oauth.spec.jwt_bearer_issuers.is_empty() {
+    if oauth.takes_jwt_grants() {
         grants.push(super::assertion::JWT_BEARER_GRANT);
     }
     grants

@@ -19,6 +19,8 @@ mod assertion;
 mod authorize;
 mod check;
 mod consent;
+#[cfg(feature = "oauth-jwt")]
+mod idp;
 mod issuer;
 #[cfg(feature = "oauth-jwt")]
 pub(crate) mod jwt;
@@ -129,6 +131,9 @@ pub(crate) struct AuthServer {
     mount: RwLock<Mount>,
     #[cfg(feature = "oauth-cimd")]
     fetcher: register::Fetcher,
+    /// The identity provider's signing key, when it has one (made at start).
+    #[cfg(feature = "oauth-jwt")]
+    idp_key: Option<jwt::SigningKey>,
 }
 
 #[derive(Debug)]
@@ -166,6 +171,11 @@ impl AuthServer {
             next_id: 1,
         };
         AuthServer {
+            #[cfg(feature = "oauth-jwt")]
+            idp_key: spec
+                .identity_provider
+                .as_ref()
+                .map(|_| jwt::SigningKey::generate()),
             spec,
             state: Mutex::new(state),
             mount: RwLock::new(Mount::at("/mcp")),
@@ -360,6 +370,17 @@ impl AuthServer {
         {
             return Some(Endpoint::ServerMetadata(kind));
         }
+        #[cfg(feature = "oauth-jwt")]
+        if self.spec.identity_provider.is_some()
+            && let Some(rest) = path.strip_prefix(&idp::base(&mount))
+        {
+            return match rest {
+                "/.well-known/openid-configuration" => Some(Endpoint::IdpMetadata),
+                "/token" => Some(Endpoint::IdpToken),
+                "/jwks" => Some(Endpoint::IdpJwks),
+                _ => None,
+            };
+        }
         let rest = path.strip_prefix(&self.endpoint_base(&mount))?;
         Some(match rest {
             "/authorize" => Endpoint::Authorize,
@@ -385,10 +406,36 @@ impl AuthServer {
         state.clients.get(client_id).cloned()
     }
 
+    /// The identity provider's issuer and an ID token it signs for `user`, when the server
+    /// has one; `base_url` is the server's address.
+    #[cfg(feature = "oauth-jwt")]
+    pub(crate) fn id_token(&self, base_url: &str, user: &str) -> Option<String> {
+        let (idp, key) = (
+            self.spec.identity_provider.as_ref()?,
+            self.idp_key.as_ref()?,
+        );
+        let issuer = self.idp_issuer(base_url)?;
+        Some(idp::id_token(key, &issuer, &idp.client_id, user))
+    }
+
+    /// The identity provider's issuer at `base_url`, when the server has one.
+    pub(crate) fn idp_issuer(&self, base_url: &str) -> Option<String> {
+        self.spec
+            .identity_provider
+            .as_ref()
+            .map(|_| format!("{base_url}{}/idp", self.mount().prefix))
+    }
+
     fn next_id(state: &mut Records, kind: &str) -> String {
         let id = format!("{kind}-{}", state.next_id);
         state.next_id += 1;
         id
+    }
+
+    /// Whether the token endpoint takes the `jwt-bearer` grant: from trusted issuers, or
+    /// ID-JAGs of its own identity provider.
+    fn takes_jwt_grants(&self) -> bool {
+        !self.spec.jwt_bearer_issuers.is_empty() || self.spec.identity_provider.is_some()
     }
 
     /// The token auth methods accepted, as configured.

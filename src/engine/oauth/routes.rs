@@ -24,6 +24,13 @@ pub(super) enum Endpoint {
     Register,
     Revoke,
     Jwks,
+    /// The identity provider's OpenID configuration, token exchange and keys.
+    #[cfg(feature = "oauth-jwt")]
+    IdpMetadata,
+    #[cfg(feature = "oauth-jwt")]
+    IdpToken,
+    #[cfg(feature = "oauth-jwt")]
+    IdpJwks,
 }
 
 /// Inside the capture: answers a request to an OAuth path, or gives it back.
@@ -52,6 +59,8 @@ async fn answer(
         Endpoint::ResourceMetadata | Endpoint::ServerMetadata(_) | Endpoint::Jwks => {
             &[Method::GET, Method::HEAD, Method::OPTIONS]
         }
+        #[cfg(feature = "oauth-jwt")]
+        Endpoint::IdpMetadata | Endpoint::IdpJwks => &[Method::GET, Method::HEAD, Method::OPTIONS],
         Endpoint::Authorize => &[Method::GET, Method::POST],
         Endpoint::Consent => &[Method::POST],
         _ => &[Method::POST, Method::OPTIONS],
@@ -93,6 +102,12 @@ async fn answer(
         Endpoint::Token => token::token(engine, oauth, &context, request).await,
         Endpoint::Register => register::register(engine, oauth, &context, request).await,
         Endpoint::Revoke => revoke::revoke(engine, oauth, &context, request).await,
+        #[cfg(feature = "oauth-jwt")]
+        Endpoint::IdpMetadata => super::idp::metadata(&context),
+        #[cfg(feature = "oauth-jwt")]
+        Endpoint::IdpToken => super::idp::token(oauth, &context, engine.clock.now(), request).await,
+        #[cfg(feature = "oauth-jwt")]
+        Endpoint::IdpJwks => super::idp::jwks(oauth),
     };
     if cross_origin {
         cors(response)

@@ -41,8 +41,7 @@ async fn grant(
 ) -> Result<Value, OAuthError> {
     let (headers, params) = Params::form(request).await?;
     let grant_type = params.require("grant_type")?;
-    if grant_type == super::assertion::JWT_BEARER_GRANT && !oauth.spec.jwt_bearer_issuers.is_empty()
-    {
+    if grant_type == super::assertion::JWT_BEARER_GRANT && oauth.takes_jwt_grants() {
         return jwt_bearer_grant(engine, oauth, context, &headers, &params);
     }
     let client = authenticate(engine, oauth, context, &headers, &params)?;
@@ -447,17 +446,19 @@ fn client_credentials_grant(
             ),
         ));
     }
-    direct_grant(engine, oauth, context, &client.client_id, params)
+    direct_grant(engine, oauth, context, &client.client_id, params, None)
 }
 
 /// A grant with no authorization step (`client_credentials`, `jwt-bearer`): the scopes
-/// and resource asked for, checked, and an access token without a refresh token.
+/// and resource asked for (or `bound` by the grant), checked, and an access token without a
+/// refresh token.
 fn direct_grant(
     engine: &Engine,
     oauth: &AuthServer,
     context: &Context,
     client_id: &str,
     params: &Params,
+    bound: Option<String>,
 ) -> Result<Value, OAuthError> {
     let scopes = params::scopes(params.get("scope"))?;
     if let Some(known) = oauth.known_scopes()
@@ -482,6 +483,8 @@ fn direct_grant(
                 ),
             ));
         }
+        // The grant names its resource (an ID-JAG): it need not be repeated.
+        None if bound.is_some() => bound,
         None if oauth.spec.require_resource => {
             return Err(OAuthError::bad(
                 "invalid_target",
@@ -523,11 +526,17 @@ fn jwt_bearer_grant(
     } else {
         None
     };
-    let subject = super::assertion::grant_subject(oauth, context, engine.clock.now(), params)?;
+    let granted = super::assertion::grant_subject(
+        oauth,
+        context,
+        engine.clock.now(),
+        params,
+        client.as_ref(),
+    )?;
     let holder = client
         .as_ref()
-        .map_or(subject.as_str(), |c| c.client_id.as_str());
-    direct_grant(engine, oauth, context, holder, params)
+        .map_or(granted.subject.as_str(), |c| c.client_id.as_str());
+    direct_grant(engine, oauth, context, holder, params, granted.resource)
 }
 
 /// Whether the request names or authenticates a client at all.

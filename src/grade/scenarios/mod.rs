@@ -410,6 +410,16 @@ pub(super) const PLAYS: &[Play] = &[
     .with_context(auth::client_credentials::basic_context),
     #[cfg(feature = "oauth-jwt")]
     Play::auth(
+        "auth/enterprise-managed-authorization",
+        "Tests complete SEP-990 flow: token exchange + JWT bearer grant (Enterprise-Managed Authorization)",
+        ProtocolVersion::V2025_11_25,
+        auth::enterprise::server,
+        auth::enterprise::checks,
+    )
+    .in_list(List::Extensions)
+    .with_context(auth::enterprise::context),
+    #[cfg(feature = "oauth-jwt")]
+    Play::auth(
         "auth/wif-jwt-bearer",
         "Tests the RFC 7523 JWT-bearer grant for workload identity federation (SEP-1933). The client must: use grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer, include the workload JWT as the assertion parameter, and surface errors (invalid_grant, invalid_scope, unauthorized_client) without retrying or switching grant types.",
         ProtocolVersion::V2025_11_25,

@@ -13,6 +13,8 @@
 mod client_auth;
 pub(super) mod client_credentials;
 mod discovery;
+#[cfg(feature = "oauth-jwt")]
+pub(super) mod enterprise;
 mod issuer;
 mod legacy;
 mod migration;
@@ -138,6 +140,16 @@ pub(super) trait Rules {
     }
     /// Before the shared checks of a registration (the suite's hook runs first).
     fn on_register(&mut self, _registration: &Registration, _checks: &mut Vec<Check>) {}
+    /// A request to a server the suite does not log (an identity provider): its checks,
+    /// if any, with the token request it was, if one; `true` when the scenario claims it.
+    fn elsewhere(
+        &mut self,
+        _exchange: &HttpExchange,
+        _token: Option<&TokenRequest>,
+        _checks: &mut Vec<Check>,
+    ) -> bool {
+        false
+    }
     /// When the client is done: the checks declared but never emitted.
     fn finish(&mut self, _checks: &mut Vec<Check>) {}
     /// Whether the scenario ends with the RFC 8707 `resource` checks.
@@ -358,6 +370,9 @@ pub(super) fn judge(
             continue;
         };
         if h.kind != HttpKind::Exchange {
+            continue;
+        }
+        if rules.elsewhere(h, tokens.get(&record.id), &mut checks) {
             continue;
         }
         let auth = layout.servers == Servers::Apart && is_auth_path(&h.path);
