@@ -8,7 +8,8 @@
 //! scenarios: use every tool, resource and prompt, or make the calls the context names;
 //! `auth/*`: rmcp's OAuth flow from the 401 (the client credentials grant in
 //! `auth/client-credentials-*`, the jwt-bearer grant by hand in `auth/wif-jwt-bearer`, rmcp's
-//! enterprise-managed authorization in `auth/enterprise-managed-authorization`), then `test-tool` with the token, stepping up its scopes on
+//! enterprise-managed authorization in `auth/enterprise-managed-authorization`; it gives up
+//! on `auth/dpop*`, as rmcp has no DPoP), then `test-tool` with the token, stepping up its scopes on
 //! a 403 (twice at most); at
 //! 2026-07-28 it discovers instead of initializing), so
 //! `mcp-decoy check-client -- target/debug/examples/conformance_client` grades it, as the
@@ -225,6 +226,9 @@ async fn authorize(
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     if scenario.starts_with("auth/client-credentials") {
         return client_credentials(url).await;
+    }
+    if scenario.starts_with("auth/dpop") {
+        return Err("rmcp has no DPoP (RFC 9449): it cannot bind its token to a key".into());
     }
     if scenario == "auth/wif-jwt-bearer" {
         return workload_identity(http, url, challenge).await;

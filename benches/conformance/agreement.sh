@@ -40,7 +40,8 @@ declare -A command=(
     [exits-1]="$here/clients/exits-1.sh"
 )
 for broken in bad-prm ignore-scope partial-scopes ignore-403 echo-scope no-cimd no-retry-limit \
-    reuse-credentials no-application-type no-pkce iss-normalize; do
+    reuse-credentials no-application-type no-pkce iss-normalize dpop-bearer dpop-replay \
+    dpop-no-token-proof dpop-no-as-nonce dpop-no-rs-nonce dpop-no-nonce; do
     command[auth-test-$broken]="$ts/auth-test-$broken.ts"
 done
 # The suite's auth-test.ts completes the flow without validating iss or the metadata issuer.
@@ -60,7 +61,7 @@ scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry r
 # The extensions' scenarios are off the spec timeline: both graders run them at their
 # default revision only.
 extensions=(auth/client-credentials-jwt auth/client-credentials-basic
-    auth/enterprise-managed-authorization auth/wif-jwt-bearer)
+    auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce auth/wif-jwt-bearer)
 if [[ -n "${SCENARIOS:-}" ]]; then
     read -r -a asked <<<"$SCENARIOS"
     scenarios=()
@@ -105,6 +106,12 @@ rows+=(
     "auth-test auth/iss-normalized -"
     "auth-test-iss-normalize auth/iss-normalized -"
     "auth-test auth/metadata-issuer-mismatch -"
+    "auth-test-dpop-bearer auth/dpop -"
+    "auth-test-dpop-replay auth/dpop -"
+    "auth-test-dpop-no-token-proof auth/dpop -"
+    "auth-test-dpop-no-nonce auth/dpop -"
+    "auth-test-dpop-no-as-nonce auth/dpop-nonce -"
+    "auth-test-dpop-no-rs-nonce auth/dpop-nonce -"
 )
 if [[ -n "${CLIENTS:-}" ]]; then
     kept=()

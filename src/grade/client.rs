@@ -109,8 +109,14 @@ impl ClientCommand {
                 }
             }
         }
-        // Whatever the client left running ends with it.
-        run.left_processes = end_group(child.id()) && !run.timed_out;
+        // Whatever the client left running ends with it; what was ending as it exited (a
+        // helper reading the client's stdin to its end) gets a moment to go by itself.
+        let grace = if run.timed_out {
+            Duration::ZERO
+        } else {
+            EXIT_GRACE
+        };
+        run.left_processes = end_group(child.id(), grace) && !run.timed_out;
         let _ = child.kill();
         let _ = child.wait();
         run.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -159,24 +165,58 @@ fn take(captured: &(Captured, Option<std::thread::JoinHandle<()>>)) -> (String, 
     (String::from_utf8_lossy(&kept.0).into_owned(), kept.1)
 }
 
-/// Kills every process of the client's group; whether any was still there.
+/// How long the client's processes may take to end after it exits before they count as
+/// left running (tsx's esbuild service, say, ends on its own once its parent is gone).
+const EXIT_GRACE: Duration = Duration::from_millis(500);
+
+/// Kills every process of the client's group still there after `grace`; whether any was.
 #[cfg(unix)]
-fn end_group(pid: u32) -> bool {
+fn end_group(pid: u32, grace: Duration) -> bool {
     let group = format!("-{pid}");
-    let alive = Command::new("kill")
-        .args(["-0", "--", &group])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &group])
-        .stderr(Stdio::null())
-        .status();
+    let signal = |signal: &str| {
+        Command::new("kill")
+            .args([signal, "--", &group])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let running = || group_running(pid).unwrap_or_else(|| signal("-0"));
+    let deadline = Instant::now() + grace;
+    let mut alive = running();
+    while alive && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(25));
+        alive = running();
+    }
+    if alive {
+        signal("-KILL");
+    }
     alive
 }
 
+/// Whether a process of group `pid` is running, not a zombie (one that ended and that no
+/// parent reaped yet, as in a container whose init does not reap): from `/proc`, where
+/// there is one.
+#[cfg(unix)]
+fn group_running(pid: u32) -> Option<bool> {
+    let entries = std::fs::read_dir("/proc").ok()?;
+    let group = pid.to_string();
+    Some(entries.flatten().any(|entry| {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            return false;
+        };
+        // `pid (comm) state ppid pgrp …`; `comm` may hold spaces and parentheses.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            return false;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next();
+        let pgrp = fields.nth(1);
+        pgrp == Some(group.as_str()) && !matches!(state, Some("Z" | "X"))
+    }))
+}
+
 #[cfg(not(unix))]
-fn end_group(_pid: u32) -> bool {
+fn end_group(_pid: u32, _grace: Duration) -> bool {
     false
 }
 

@@ -27,6 +27,8 @@ pub use conversation::{Conversation, ConversationEntry};
 pub(crate) use headers::CREDENTIAL_HEADERS;
 pub use headers::{HeaderIter, Headers};
 pub use json::Json;
+#[cfg(feature = "oauth-jwt")]
+pub(crate) use oauth::challenge_param;
 pub use oauth::{AuthorizeRequest, Challenge, ClientAuth, OAuthLog, Registration, TokenRequest};
 pub use query::{FiredFault, HttpQuery, Log, McpQuery, ToolCall};
 pub(crate) use query::{MAX_DESCRIBED, bounded, describe_detailed, describe_mcp, describe_with};

@@ -121,6 +121,13 @@ pub struct OAuthSpec {
     /// `jwt-bearer` grants. Feature `oauth-jwt`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub identity_provider: Option<IdentityProvider>,
+    /// DPoP (RFC 9449, SEP-1932): the token endpoint checks a `DPoP` proof and binds the
+    /// token to its key (`token_type` `DPoP`), and the resource takes a bound token only as
+    /// `Authorization: DPoP` with a fresh proof by that key. Feature `oauth-jwt`.
+    pub dpop: bool,
+    /// With `dpop`: both the token endpoint and the resource ask for the server's nonce
+    /// first (`use_dpop_nonce` with a `DPoP-Nonce` header, RFC 9449 sections 8 and 9).
+    pub dpop_nonce: bool,
     /// Issue refresh tokens (rotated on each use) and advertise the `refresh_token` grant.
     pub refresh_tokens: bool,
     /// Refresh tokens expire this many seconds after they are issued; `None`: never.
@@ -179,6 +186,8 @@ impl Default for OAuthSpec {
             client_credentials: false,
             jwt_bearer_issuers: Vec::new(),
             identity_provider: None,
+            dpop: false,
+            dpop_nonce: false,
             refresh_tokens: true,
             refresh_token_lifetime_secs: None,
             require_resource: true,

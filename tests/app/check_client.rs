@@ -32,16 +32,35 @@ async fn a_correct_client_passes_every_scenario_and_the_suites_files_are_written
     let client = example_client();
     let client = client.to_str().expect("a UTF-8 path");
 
-    let output = check_client(&["-o", dir.to_str().expect("UTF-8")], &[client]).await;
+    // rmcp has no DPoP: the example fails those two, as the baseline says.
+    std::fs::create_dir_all(&dir).expect("a folder");
+    let baseline = dir.join("expected-failures.yaml");
+    std::fs::write(&baseline, "client:\n  - auth/dpop\n  - auth/dpop-nonce\n").expect("written");
+
+    let output = check_client(
+        &[
+            "-o",
+            dir.to_str().expect("UTF-8"),
+            "--expected-failures",
+            baseline.to_str().expect("UTF-8"),
+        ],
+        &[client],
+    )
+    .await;
 
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
     assert!(text.contains("PASSED   initialize"), "{text}");
     assert!(text.contains("PASSED   tools_call"), "{text}");
+    assert!(text.contains("FAILED   auth/dpop "), "{text}");
     let runs = text.lines().filter(|l| l.starts_with("PASSED")).count();
     assert!(runs >= 5, "{text}");
     assert!(
-        text.contains(&format!("{runs} of {runs} scenario runs passed")),
+        text.contains(&format!("{runs} of {} scenario runs passed", runs + 2)),
+        "{text}"
+    );
+    assert!(
+        text.contains("The run is as the baseline expects."),
         "{text}"
     );
     let checks: serde_json::Value = serde_json::from_slice(
@@ -231,8 +250,7 @@ async fn junit_reports_a_case_per_run_with_the_failed_check() {
 }
 
 // The suite's frozen requirement set: exactly its scenarios, at its revision; the
-// `not_scored` ones reported apart, never failing the run, and what mcp-decoy does not grade
-// yet SKIPPED, saying so.
+// `not_scored` ones reported apart, never failing the run.
 #[tokio::test]
 async fn requirements_runs_the_frozen_set_at_its_revision_and_reports_not_scored_apart() {
     let client = example_client();
@@ -254,8 +272,10 @@ async fn requirements_runs_the_frozen_set_at_its_revision_and_reports_not_scored
         !text.contains("initialize  "),
         "no initialize at 2026-07-28: {text}"
     );
+    // The extensions' scenarios are not scored: rmcp's failing DPoP ones fail nothing.
+    assert!(text.contains("  FAILED auth/dpop (extension)"), "{text}");
     assert!(
-        text.contains("SKIPPED  auth/dpop                                 (not graded by mcp-decoy yet; not scored: extension)"),
+        text.contains("  PASSED auth/wif-jwt-bearer (extension)"),
         "{text}"
     );
     assert!(

@@ -52,6 +52,7 @@ mod tests {
                     issued_at: std::time::SystemTime::now(),
                     expires_at: None,
                     code: None,
+                    jkt: None,
                 },
             );
             id

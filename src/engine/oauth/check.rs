@@ -77,6 +77,12 @@ pub(crate) fn check_spec(spec: &crate::spec::ServerSpec) -> Result<(), Error> {
             return invalid(format!("{field}: `jwk`: {reason}"));
         }
     }
+    if auth.dpop && !cfg!(feature = "oauth-jwt") {
+        return invalid(format!("`auth.dpop`: {JWT_FEATURE}"));
+    }
+    if auth.dpop_nonce && !auth.dpop {
+        return invalid("`auth.dpop_nonce` needs `auth.dpop`: nonces are for DPoP proofs".into());
+    }
     if let Some(idp) = &auth.identity_provider {
         if !cfg!(feature = "oauth-jwt") {
             return invalid(format!("`auth.identity_provider`: {JWT_FEATURE}"));

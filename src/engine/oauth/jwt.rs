@@ -123,6 +123,49 @@ impl SigningKey {
         if let Some(typ) = typ {
             header["typ"] = json!(typ);
         }
+        self.sign_with_header(header, claims)
+    }
+
+    /// A DPoP proof (RFC 9449 section 4.2) by this key for one request: `htm` `method`,
+    /// `htu` `url` (no query), a fresh `jti`, `iat` now, `ath` when it comes with an
+    /// access token, and the server's `nonce` when it asked for one.
+    ///
+    /// ```
+    /// use mcp_decoy::oauth::SigningKey;
+    ///
+    /// let key = SigningKey::generate();
+    /// let proof = key.dpop_proof("POST", "http://127.0.0.1:9/mcp", Some("the-token"), None);
+    /// assert_eq!(proof.split('.').count(), 3);
+    /// ```
+    pub fn dpop_proof(
+        &self,
+        method: &str,
+        url: &str,
+        access_token: Option<&str>,
+        nonce: Option<&str>,
+    ) -> String {
+        use sha2::{Digest, Sha256};
+
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let mut jti = [0u8; 16];
+        // Uniqueness is all a jti needs; the OS's randomness gives it.
+        let _ = getrandom::fill(&mut jti);
+        let mut claims = json!({
+            "jti": URL_SAFE_NO_PAD.encode(jti), "htm": method, "htu": url, "iat": now,
+        });
+        if let Some(token) = access_token {
+            claims["ath"] = json!(URL_SAFE_NO_PAD.encode(Sha256::digest(token.as_bytes())));
+        }
+        if let Some(nonce) = nonce {
+            claims["nonce"] = json!(nonce);
+        }
+        let header = json!({ "typ": "dpop+jwt", "alg": ALGORITHM, "jwk": self.public_jwk() });
+        self.sign_with_header(header, &claims)
+    }
+
+    fn sign_with_header(&self, header: Value, claims: &Value) -> String {
         let input = format!(
             "{}.{}",
             URL_SAFE_NO_PAD.encode(header.to_string()),
@@ -177,6 +220,19 @@ impl PublicKey {
             return Err("the JWK's `x` and `y` are not a point on P-256".into());
         }
         Ok(key)
+    }
+
+    /// The RFC 7638 thumbprint: base64url SHA-256 of the JWK's required members in order.
+    pub(crate) fn thumbprint(&self) -> String {
+        use sha2::{Digest, Sha256};
+
+        let (x, y) = self.point[1..].split_at(32);
+        let canonical = format!(
+            r#"{{"crv":"P-256","kty":"EC","x":"{}","y":"{}"}}"#,
+            URL_SAFE_NO_PAD.encode(x),
+            URL_SAFE_NO_PAD.encode(y)
+        );
+        URL_SAFE_NO_PAD.encode(Sha256::digest(canonical.as_bytes()))
     }
 
     fn on_curve(&self) -> bool {
@@ -279,6 +335,21 @@ mod tests {
         let tampered = format!("{}x", &token[..token.len() - 1]);
         let tampered = Jwt::decode(&tampered).map(|j| j.verify(&public));
         assert!(!matches!(tampered, Ok(Ok(()))));
+    }
+
+    #[test]
+    fn the_thumbprint_is_rfc_7638s() {
+        // A key and its thumbprint as jose (`calculateJwkThumbprint`) computes them.
+        let jwk = json!({
+            "kty": "EC", "crv": "P-256",
+            "x": "K1s9UdW_2nYbep6fhLGLLdFjsqndtetGaSri1c-xveY",
+            "y": "OQu-x0set-R3Nhj_m87SfBZ3_S8NtuD5GEHBDvHwmjI",
+        });
+        let key = PublicKey::from_jwk(&jwk).expect("a valid JWK");
+        assert_eq!(
+            key.thumbprint(),
+            "fPq3oUis5EAt1nhH4dQtJEuF5vJzYUt6HQ3ppTcYT0U"
+        );
     }
 
     #[test]

@@ -91,6 +91,9 @@ pub(super) fn authorization_server(
             json!(["ES256"]),
         );
     }
+    if spec.dpop {
+        document.insert("dpop_signing_alg_values_supported".into(), json!(["ES256"]));
+    }
     document.insert("code_challenge_methods_supported".into(), json!(["S256"]));
     if spec.iss_advertised {
         document.insert(

@@ -20,6 +20,8 @@ mod authorize;
 mod check;
 mod consent;
 #[cfg(feature = "oauth-jwt")]
+mod dpop;
+#[cfg(feature = "oauth-jwt")]
 mod idp;
 mod issuer;
 #[cfg(feature = "oauth-jwt")]
@@ -99,6 +101,9 @@ pub struct TokenInfo {
     pub issued_at: DateTime<Utc>,
     /// When it expires, by the server's clock; `None`: never.
     pub expires_at: Option<DateTime<Utc>>,
+    /// The RFC 7638 thumbprint of the DPoP key it is bound to (`cnf.jkt`), if bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dpop_jkt: Option<String>,
 }
 
 /// Where one server's endpoints are mounted.
@@ -134,6 +139,9 @@ pub(crate) struct AuthServer {
     /// The identity provider's signing key, when it has one (made at start).
     #[cfg(feature = "oauth-jwt")]
     idp_key: Option<jwt::SigningKey>,
+    /// The nonce DPoP proofs must carry when `dpop_nonce` is on (made at start).
+    #[cfg(feature = "oauth-jwt")]
+    dpop_nonce: String,
 }
 
 #[derive(Debug)]
@@ -152,6 +160,10 @@ struct Records {
     generation: u32,
     /// Whether the automatic migration (`authorization_server_migration`) happened.
     migrated: bool,
+    /// The `jti`s of the DPoP proofs taken, until their `iat` window closes: a proof is
+    /// good once (RFC 9449 section 11.1).
+    #[cfg(feature = "oauth-jwt")]
+    proofs: Bounded<SystemTime>,
     next_id: u64,
 }
 
@@ -168,6 +180,8 @@ impl AuthServer {
             consent: spec.consent,
             generation: 0,
             migrated: false,
+            #[cfg(feature = "oauth-jwt")]
+            proofs: Bounded::new(MAX_TOKENS),
             next_id: 1,
         };
         AuthServer {
@@ -176,6 +190,8 @@ impl AuthServer {
                 .identity_provider
                 .as_ref()
                 .map(|_| jwt::SigningKey::generate()),
+            #[cfg(feature = "oauth-jwt")]
+            dpop_nonce: secret(),
             spec,
             state: Mutex::new(state),
             mount: RwLock::new(Mount::at("/mcp")),
@@ -476,6 +492,8 @@ pub(crate) struct OAuthError {
     code: &'static str,
     description: String,
     challenge: Option<String>,
+    /// A `DPoP-Nonce` to send (RFC 9449 section 8).
+    nonce: Option<String>,
 }
 
 impl OAuthError {
@@ -489,6 +507,7 @@ impl OAuthError {
             code,
             description: description.into(),
             challenge: None,
+            nonce: None,
         }
     }
 
@@ -500,6 +519,12 @@ impl OAuthError {
     /// `invalid_grant`: the code or refresh token presented cannot be used.
     pub(crate) fn grant(description: impl Into<String>) -> Self {
         Self::bad("invalid_grant", description)
+    }
+
+    #[cfg(feature = "oauth-jwt")]
+    pub(crate) fn with_nonce(mut self, nonce: String) -> Self {
+        self.nonce = Some(nonce);
+        self
     }
 
     pub(crate) fn with_challenge(mut self, challenge: String) -> Self {
@@ -518,6 +543,11 @@ impl IntoResponse for OAuthError {
             response
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, value);
+        }
+        if let Some(nonce) = self.nonce
+            && let Ok(value) = HeaderValue::from_str(&nonce)
+        {
+            response.headers_mut().insert("dpop-nonce", value);
         }
         response
     }

@@ -91,16 +91,20 @@ where
                 "the Authorization header is not `Bearer TOKEN` (RFC 6750 section 2.1)",
             );
         }
-        Bearer::Token(token) => token,
+        Bearer::Token(token, dpop) => (token, dpop),
     };
+    let (text, dpop) = token;
     let now = engine.clock.now();
-    let found = oauth.lock().access.get(&token).cloned();
+    let found = oauth.lock().access.get(&text).cloned();
     let token = match check(found, &context, now) {
         Ok(token) => token,
         Err(description) => {
             return unauthorized(oauth, &context, Some("invalid_token"), &description);
         }
     };
+    if let Some(refused) = possession(oauth, &context, &request, &token, &text, dpop, now) {
+        return refused;
+    }
     request
         .extensions_mut()
         .insert(Principal(format!("oauth:{}", token.client_id)));
@@ -144,7 +148,8 @@ where
 enum Bearer {
     Missing,
     Malformed,
-    Token(String),
+    /// The token, and whether it came as `DPoP` (RFC 9449 section 7.1) rather than `Bearer`.
+    Token(String, bool),
 }
 
 fn bearer(headers: &HeaderMap) -> Bearer {
@@ -155,16 +160,139 @@ fn bearer(headers: &HeaderMap) -> Bearer {
         return Bearer::Malformed;
     };
     match text.split_once(' ') {
-        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => {
+        Some((scheme, token))
+            if scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("dpop") =>
+        {
             let token = token.trim();
             if token.is_empty() || token.contains(' ') {
                 Bearer::Malformed
             } else {
-                Bearer::Token(token.to_string())
+                Bearer::Token(token.to_string(), scheme.eq_ignore_ascii_case("dpop"))
             }
         }
         _ => Bearer::Malformed,
     }
+}
+
+/// RFC 9449 section 7: a DPoP-bound token comes as `DPoP` with a fresh proof of its key for
+/// this request (and the server's nonce when it asks for one); an unbound one as `Bearer`.
+#[cfg(feature = "oauth-jwt")]
+fn possession(
+    oauth: &AuthServer,
+    context: &Context,
+    request: &Request,
+    token: &Token,
+    text: &str,
+    dpop: bool,
+    now: std::time::SystemTime,
+) -> Option<Response> {
+    use super::dpop;
+
+    let Some(jkt) = &token.jkt else {
+        return dpop.then(|| {
+            unauthorized(
+                oauth,
+                context,
+                Some("invalid_token"),
+                "the access token is not DPoP-bound: present it as `Authorization: Bearer`",
+            )
+        });
+    };
+    let refuse = |error: &'static str, why: &str, nonce: bool| {
+        Some(dpop_challenge(oauth, context, error, why, nonce))
+    };
+    if !dpop {
+        return refuse(
+            "invalid_token",
+            "the access token is DPoP-bound: present it as `Authorization: DPoP` with a DPoP proof (RFC 9449 section 7.1)",
+            false,
+        );
+    }
+    let url = format!("{}{}", context.origin, request.uri().path());
+    let expected = dpop::Expected {
+        method: request.method().as_str(),
+        url: &url,
+        access_token: Some(text),
+    };
+    let proof = match dpop::check(request.headers(), &expected, now) {
+        Ok(Some(proof)) => proof,
+        Ok(None) => {
+            return refuse(
+                "invalid_dpop_proof",
+                "the request carries no DPoP proof",
+                false,
+            );
+        }
+        Err(why) => return refuse("invalid_dpop_proof", &why, false),
+    };
+    if proof.jkt != *jkt {
+        return refuse(
+            "invalid_dpop_proof",
+            "the DPoP proof is signed by another key than the one the access token is bound to",
+            false,
+        );
+    }
+    if oauth.spec.dpop_nonce && proof.nonce.as_deref() != Some(oauth.dpop_nonce.as_str()) {
+        return refuse(
+            "use_dpop_nonce",
+            "this resource requires a DPoP nonce: send the proof again with the `DPoP-Nonce` of this answer (RFC 9449 section 9)",
+            true,
+        );
+    }
+    dpop::take(oauth, &proof, now)
+        .err()
+        .and_then(|why| refuse("invalid_dpop_proof", &why, false))
+}
+
+/// Without `oauth-jwt` no token is bound, and `DPoP` is no scheme here.
+#[cfg(not(feature = "oauth-jwt"))]
+fn possession(
+    oauth: &AuthServer,
+    context: &Context,
+    _request: &Request,
+    _token: &Token,
+    _text: &str,
+    dpop: bool,
+    _now: std::time::SystemTime,
+) -> Option<Response> {
+    dpop.then(|| {
+        unauthorized(
+            oauth,
+            context,
+            Some("invalid_request"),
+            "this server does not speak DPoP: present the token as `Authorization: Bearer`",
+        )
+    })
+}
+
+/// A 401 with `WWW-Authenticate: DPoP …` (RFC 9449 section 7.1), and the server's nonce when
+/// it asks for one (section 9).
+#[cfg(feature = "oauth-jwt")]
+fn dpop_challenge(
+    oauth: &AuthServer,
+    context: &Context,
+    error: &'static str,
+    description: &str,
+    nonce: bool,
+) -> Response {
+    let mut params = vec![
+        format!(r#"error="{error}""#),
+        format!(r#"error_description="{}""#, quoted(description)),
+        r#"algs="ES256""#.to_string(),
+    ];
+    if let Some(path) = oauth.resource_metadata_path(&context.mount) {
+        params.push(format!(r#"resource_metadata="{}""#, context.url(&path)));
+    }
+    let mut response = respond(
+        StatusCode::UNAUTHORIZED,
+        format!("DPoP {}", params.join(", ")),
+        Some(error),
+        description,
+    );
+    if nonce && let Ok(value) = HeaderValue::from_str(&oauth.dpop_nonce) {
+        response.headers_mut().insert("dpop-nonce", value);
+    }
+    response
 }
 
 /// The token, if it may be used here now; otherwise why not.
@@ -332,7 +460,20 @@ fn challenge(
         params.push(r#"realm="mcp-decoy""#.into());
     }
     let header_value = format!("Bearer {}", params.join(", "));
-    respond(status, header_value, error, description)
+    let mut response = respond(status, header_value, error, description);
+    if oauth.spec.dpop && status == StatusCode::UNAUTHORIZED {
+        // RFC 9449 section 7.1: both schemes may be offered, each its own challenge.
+        let mut dpop = vec![r#"algs="ES256""#.to_string()];
+        if let Some(path) = oauth.resource_metadata_path(&context.mount) {
+            dpop.push(format!(r#"resource_metadata="{}""#, context.url(&path)));
+        }
+        if let Ok(value) = HeaderValue::from_str(&format!("DPoP {}", dpop.join(", "))) {
+            response
+                .headers_mut()
+                .append(header::WWW_AUTHENTICATE, value);
+        }
+    }
+    response
 }
 
 fn respond(
@@ -384,7 +525,7 @@ mod tests {
             let mut headers = HeaderMap::new();
             headers.insert(header::AUTHORIZATION, HeaderValue::from_static(v));
             match bearer(&headers) {
-                Bearer::Token(t) => Some(t),
+                Bearer::Token(t, _) => Some(t),
                 _ => None,
             }
         };

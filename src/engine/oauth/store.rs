@@ -175,6 +175,8 @@ pub(super) struct Token {
     pub(super) expires_at: Option<SystemTime>,
     /// The code the grant started with, so a reused code can revoke the whole family.
     pub(super) code: Option<String>,
+    /// The thumbprint of the DPoP key it is bound to (RFC 9449 section 6), if bound.
+    pub(super) jkt: Option<String>,
 }
 
 /// A refresh token that was rotated: what its second use revokes.
@@ -200,6 +202,7 @@ impl Token {
             resource: self.resource.clone(),
             issued_at: utc(self.issued_at),
             expires_at: self.expires_at.map(utc),
+            dpop_jkt: self.jkt.clone(),
         }
     }
 }

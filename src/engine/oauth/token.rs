@@ -41,17 +41,19 @@ async fn grant(
 ) -> Result<Value, OAuthError> {
     let (headers, params) = Params::form(request).await?;
     let grant_type = params.require("grant_type")?;
+    // The proof first, as RFC 9449 section 5 has it: its key binds whatever is issued.
+    let jkt = bound_key(engine, oauth, context, &headers)?;
     if grant_type == super::assertion::JWT_BEARER_GRANT && oauth.takes_jwt_grants() {
-        return jwt_bearer_grant(engine, oauth, context, &headers, &params);
+        return jwt_bearer_grant(engine, oauth, context, &headers, &params, jkt);
     }
     let client = authenticate(engine, oauth, context, &headers, &params)?;
     match grant_type {
-        "authorization_code" => code_grant(engine, oauth, context, &client, &params),
+        "authorization_code" => code_grant(engine, oauth, context, &client, &params, jkt),
         "refresh_token" if oauth.spec.refresh_tokens => {
-            refresh_grant(engine, oauth, &client, &params)
+            refresh_grant(engine, oauth, &client, &params, jkt)
         }
         "client_credentials" if oauth.spec.client_credentials => {
-            client_credentials_grant(engine, oauth, context, &client, &params)
+            client_credentials_grant(engine, oauth, context, &client, &params, jkt)
         }
         other => Err(OAuthError::bad(
             "unsupported_grant_type",
@@ -227,6 +229,7 @@ fn code_grant(
     context: &Context,
     client: &Client,
     params: &Params,
+    jkt: Option<String>,
 ) -> Result<Value, OAuthError> {
     let code_text = params.require("code")?;
     let verifier = params.get("code_verifier").ok_or_else(|| {
@@ -325,6 +328,7 @@ fn code_grant(
             resource,
             code: Some(code_text),
             refreshable: true,
+            jkt,
         },
     );
     if let Some(stored) = state.codes.get_mut(code_text) {
@@ -339,6 +343,7 @@ fn refresh_grant(
     oauth: &AuthServer,
     client: &Client,
     params: &Params,
+    jkt: Option<String>,
 ) -> Result<Value, OAuthError> {
     let presented = params.require("refresh_token")?;
     let requested = params::scopes(params.get("scope"))?;
@@ -376,6 +381,11 @@ fn refresh_grant(
             "the refresh token was issued to another client",
         ));
     }
+    if old.jkt.is_some() && old.jkt != jkt {
+        return Err(OAuthError::grant(
+            "the refresh token is bound to a DPoP key: refresh with a DPoP proof by that key (RFC 9449 section 5)",
+        ));
+    }
     if let Some(extra) = requested.iter().find(|s| !old.scopes.contains(s)) {
         return Err(OAuthError::bad(
             "invalid_scope",
@@ -411,6 +421,7 @@ fn refresh_grant(
             resource: old.resource.clone(),
             code: old.code.as_deref(),
             refreshable: true,
+            jkt,
         },
     );
     if let Some(code) = old.code.as_deref()
@@ -436,6 +447,7 @@ fn client_credentials_grant(
     context: &Context,
     client: &Client,
     params: &Params,
+    jkt: Option<String>,
 ) -> Result<Value, OAuthError> {
     if client.auth_method == TokenEndpointAuthMethod::None {
         return Err(OAuthError::bad(
@@ -446,7 +458,7 @@ fn client_credentials_grant(
             ),
         ));
     }
-    direct_grant(engine, oauth, context, &client.client_id, params, None)
+    direct_grant(engine, oauth, context, &client.client_id, params, None, jkt)
 }
 
 /// A grant with no authorization step (`client_credentials`, `jwt-bearer`): the scopes
@@ -459,6 +471,7 @@ fn direct_grant(
     client_id: &str,
     params: &Params,
     bound: Option<String>,
+    jkt: Option<String>,
 ) -> Result<Value, OAuthError> {
     let scopes = params::scopes(params.get("scope"))?;
     if let Some(known) = oauth.known_scopes()
@@ -507,6 +520,7 @@ fn direct_grant(
             resource,
             code: None,
             refreshable: false,
+            jkt,
         },
     );
     Ok(issued.body)
@@ -520,6 +534,7 @@ fn jwt_bearer_grant(
     context: &Context,
     headers: &HeaderMap,
     params: &Params,
+    jkt: Option<String>,
 ) -> Result<Value, OAuthError> {
     let client = if presents_client(headers, params) {
         Some(authenticate(engine, oauth, context, headers, params)?)
@@ -536,7 +551,37 @@ fn jwt_bearer_grant(
     let holder = client
         .as_ref()
         .map_or(granted.subject.as_str(), |c| c.client_id.as_str());
-    direct_grant(engine, oauth, context, holder, params, granted.resource)
+    direct_grant(
+        engine,
+        oauth,
+        context,
+        holder,
+        params,
+        granted.resource,
+        jkt,
+    )
+}
+
+/// The key a token request's DPoP proof binds its token to, when the server speaks DPoP.
+#[cfg(feature = "oauth-jwt")]
+fn bound_key(
+    engine: &Engine,
+    oauth: &AuthServer,
+    context: &Context,
+    headers: &HeaderMap,
+) -> Result<Option<String>, OAuthError> {
+    super::dpop::token_request(oauth, context, headers, engine.clock.now())
+}
+
+/// Without `oauth-jwt` no server speaks DPoP (it is refused at start).
+#[cfg(not(feature = "oauth-jwt"))]
+fn bound_key(
+    _engine: &Engine,
+    _oauth: &AuthServer,
+    _context: &Context,
+    _headers: &HeaderMap,
+) -> Result<Option<String>, OAuthError> {
+    Ok(None)
 }
 
 /// Whether the request names or authenticates a client at all.
@@ -566,6 +611,8 @@ struct Grant<'a> {
     code: Option<&'a str>,
     /// Whether a refresh token comes with it (when the server issues them at all).
     refreshable: bool,
+    /// The DPoP key it is bound to: the token is a `DPoP` token (RFC 9449 section 5).
+    jkt: Option<String>,
 }
 
 /// A new access token (and refresh token, when they are on), stored and described.
@@ -576,6 +623,7 @@ fn issue(oauth: &AuthServer, state: &mut Records, engine: &Engine, grant: Grant<
         resource,
         code,
         refreshable,
+        jkt,
     } = grant;
     let now = engine.clock.now();
     let lifetime = oauth.spec.access_token_lifetime_secs;
@@ -594,10 +642,12 @@ fn issue(oauth: &AuthServer, state: &mut Records, engine: &Engine, grant: Grant<
             issued_at: now,
             expires_at: Some(after(now, lifetime)),
             code: code.map(str::to_string),
+            jkt: jkt.clone(),
         },
     );
     body.insert("access_token".into(), json!(access));
-    body.insert("token_type".into(), json!("Bearer"));
+    let token_type = if jkt.is_some() { "DPoP" } else { "Bearer" };
+    body.insert("token_type".into(), json!(token_type));
     body.insert("expires_in".into(), json!(lifetime));
     if refreshable && oauth.spec.refresh_tokens {
         let refresh = secret();
@@ -617,6 +667,7 @@ fn issue(oauth: &AuthServer, state: &mut Records, engine: &Engine, grant: Grant<
                     .refresh_token_lifetime_secs
                     .map(|s| after(now, s)),
                 code: code.map(str::to_string),
+                jkt: jkt.clone(),
             },
         );
         body.insert("refresh_token".into(), json!(refresh));

@@ -420,6 +420,24 @@ pub(super) const PLAYS: &[Play] = &[
     .with_context(auth::enterprise::context),
     #[cfg(feature = "oauth-jwt")]
     Play::auth(
+        "auth/dpop",
+        "Tests that an MCP client requests a DPoP-bound access token (a valid DPoP proof at the token request) and presents it using the DPoP Authorization scheme (not Bearer) with a fresh, well-formed DPoP proof on each POST /mcp request, when the server does not require a nonce (SEP-1932 / RFC 9449 §5, §7.1, §4.2–4.3).",
+        ProtocolVersion::V2025_11_25,
+        auth::dpop::plain_server,
+        auth::dpop::plain_checks,
+    )
+    .in_list(List::Extensions),
+    #[cfg(feature = "oauth-jwt")]
+    Play::auth(
+        "auth/dpop-nonce",
+        "Tests that an MCP client, when the authorization server and MCP server require a DPoP nonce, retries the token request and the MCP request with the server-supplied nonce (RFC 9449 §8/§9) — on top of requesting a DPoP-bound token and presenting it with the DPoP Authorization scheme and a fresh proof per request (SEP-1932 / RFC 9449 §5, §7.1, §4.2–4.3).",
+        ProtocolVersion::V2025_11_25,
+        auth::dpop::nonce_server,
+        auth::dpop::nonce_checks,
+    )
+    .in_list(List::Extensions),
+    #[cfg(feature = "oauth-jwt")]
+    Play::auth(
         "auth/wif-jwt-bearer",
         "Tests the RFC 7523 JWT-bearer grant for workload identity federation (SEP-1933). The client must: use grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer, include the workload JWT as the assertion parameter, and surface errors (invalid_grant, invalid_scope, unauthorized_client) without retrying or switching grant types.",
         ProtocolVersion::V2025_11_25,

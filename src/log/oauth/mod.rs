@@ -16,7 +16,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use self::params::{body_params, challenge_param, first, parse_form};
+pub(crate) use self::params::challenge_param;
+use self::params::{body_params, first, parse_form};
 pub use self::requests::{AuthorizeRequest, Challenge, ClientAuth, Registration, TokenRequest};
 use super::record::{Entry, HttpExchange, HttpKind, Record};
 

@@ -56,7 +56,7 @@ pub(super) fn string_array<'v>(value: &'v Value, name: &str) -> Vec<&'v str> {
 
 /// An auth-param of a `WWW-Authenticate` value (RFC 9110 §11.6.1): `name=token` or
 /// `name="quoted"`, after the scheme. Quoted values may contain commas and `\"`.
-pub(super) fn challenge_param(header: &str, name: &str) -> Option<String> {
+pub(crate) fn challenge_param(header: &str, name: &str) -> Option<String> {
     let rest = header.trim_start();
     // Skip the scheme (`Bearer`), which has no `=`.
     let rest = match rest.split_once(' ') {

@@ -14,6 +14,8 @@ mod client_auth;
 pub(super) mod client_credentials;
 mod discovery;
 #[cfg(feature = "oauth-jwt")]
+pub(super) mod dpop;
+#[cfg(feature = "oauth-jwt")]
 pub(super) mod enterprise;
 mod issuer;
 mod legacy;
