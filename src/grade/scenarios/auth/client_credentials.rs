@@ -194,20 +194,6 @@ pub(crate) mod jwt {
         }))
     }
 
-    /// The claims of a compact JWT, unverified: the authorization server verified it.
-    fn claims(assertion: &str) -> Option<serde_json::Map<String, Value>> {
-        use base64::Engine as _;
-
-        let payload = assertion.split('.').nth(1)?;
-        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(payload)
-            .ok()?;
-        match serde_json::from_slice(&bytes).ok()? {
-            Value::Object(claims) => Some(claims),
-            _ => None,
-        }
-    }
-
     struct Jwt;
 
     impl Jwt {
@@ -269,7 +255,9 @@ pub(crate) mod jwt {
                     refs::jwt_client_auth(),
                 )
             };
-            let claims = request.param("client_assertion").and_then(claims);
+            let claims = request
+                .param("client_assertion")
+                .and_then(|a| super::super::jwt_part(a, 1));
             // The server refused it; which claim, when the claims say.
             let wrong_claim = claims
                 .as_ref()

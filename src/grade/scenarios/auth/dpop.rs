@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Layout, Rules, judge};
+use super::{Layout, Rules, judge, jwt_part};
 use crate::grade::check::{Check, CheckStatus, SpecReference};
 use crate::log::{HttpExchange, Log, TokenRequest};
 use crate::oauth::{AuthScenario, OAuth};
@@ -59,17 +59,6 @@ pub(crate) fn nonce_server() -> MockMcpServerBuilder {
     server(true)
 }
 
-/// The `jti` of a compact JWT, undecoded when it has none.
-fn jti(jwt: &str) -> Option<String> {
-    use base64::Engine as _;
-
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(jwt.split('.').nth(1)?)
-        .ok()?;
-    let claims: Value = serde_json::from_slice(&bytes).ok()?;
-    claims.get("jti")?.as_str().map(str::to_string)
-}
-
 /// A `DPoP` challenge's parameter, as the resource answered it.
 fn challenge_error(exchange: &HttpExchange) -> Option<(String, String)> {
     let header = exchange.response_header("www-authenticate")?;
@@ -119,7 +108,10 @@ impl Dpop {
                 (true, None)
             }
             (Some(proof), _) => {
-                if request.succeeded() && self.as_challenged && has_nonce(proof) {
+                if request.succeeded()
+                    && self.as_challenged
+                    && jwt_part(proof, 1).is_some_and(|c| c.contains_key("nonce"))
+                {
                     self.as_honored = true;
                 }
                 (true, None)
@@ -170,7 +162,10 @@ impl Dpop {
             self.proof_error.get_or_insert(why);
             return;
         }
-        if let Some(jti) = proof.and_then(jti) {
+        let jti = proof
+            .and_then(|p| jwt_part(p, 1))
+            .and_then(|c| c.get("jti").and_then(Value::as_str).map(str::to_string));
+        if let Some(jti) = jti {
             if self.jtis.contains(&jti) {
                 self.replayed = true;
             } else {
@@ -205,21 +200,6 @@ impl Dpop {
         check.error_message = error;
         check
     }
-}
-
-fn has_nonce(proof: &str) -> bool {
-    use base64::Engine as _;
-
-    proof
-        .split('.')
-        .nth(1)
-        .and_then(|p| {
-            base64::engine::general_purpose::URL_SAFE_NO_PAD
-                .decode(p)
-                .ok()
-        })
-        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-        .is_some_and(|c| c.get("nonce").is_some())
 }
 
 impl Rules for Dpop {

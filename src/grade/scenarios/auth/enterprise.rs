@@ -8,7 +8,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Layout, Rules, backfill, client_auth::basic_credentials, judge};
+use super::{Layout, Rules, backfill, client_auth::basic_credentials, judge, jwt_part};
 use crate::grade::check::{Check, CheckStatus};
 use crate::log::{HttpExchange, Log, TokenRequest};
 use crate::oauth::{AuthScenario, OAuth};
@@ -66,31 +66,6 @@ pub(crate) fn context(server: &MockMcpServer) -> Option<Value> {
         "idp_issuer": idp,
         "idp_token_endpoint": format!("{idp}/token"),
     }))
-}
-
-/// The header of a compact JWT, undecoded when it is none.
-fn jose_header(jwt: &str) -> Option<serde_json::Map<String, Value>> {
-    use base64::Engine as _;
-
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(jwt.split('.').next()?)
-        .ok()?;
-    match serde_json::from_slice(&bytes).ok()? {
-        Value::Object(header) => Some(header),
-        _ => None,
-    }
-}
-
-fn claims(jwt: &str) -> Option<serde_json::Map<String, Value>> {
-    use base64::Engine as _;
-
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(jwt.split('.').nth(1)?)
-        .ok()?;
-    match serde_json::from_slice(&bytes).ok()? {
-        Value::Object(claims) => Some(claims),
-        _ => None,
-    }
 }
 
 /// The last backquoted word of `text` (the expected value the authorization server names).
@@ -272,8 +247,8 @@ impl Rules for Enterprise {
             return;
         }
         let why = request.error_description.clone().unwrap_or_default();
-        let header = jose_header(assertion).unwrap_or_default();
-        let claims = claims(assertion).unwrap_or_default();
+        let header = jwt_part(assertion, 0).unwrap_or_default();
+        let claims = jwt_part(assertion, 1).unwrap_or_default();
         let typ = header.get("typ");
         if typ.and_then(Value::as_str) != Some("oauth-id-jag+jwt") && !header.is_empty() {
             checks.push(failure(format!(

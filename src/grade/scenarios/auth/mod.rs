@@ -117,6 +117,19 @@ pub(super) mod refs {
     }
 }
 
+/// A part of a compact JWT as a JSON object (0: its header, 1: its claims), its signature
+/// unchecked: the fixture's servers checked it, and the checks only name what it said.
+#[cfg(feature = "oauth-jwt")]
+pub(super) fn jwt_part(jwt: &str, part: usize) -> Option<Map<String, Value>> {
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(jwt.split('.').nth(part)?)
+        .ok()?;
+    match serde_json::from_slice(&bytes).ok()? {
+        Value::Object(object) => Some(object),
+        _ => None,
+    }
+}
+
 /// A check with more than one spec reference.
 fn cited(mut check: Check, more: SpecReference) -> Check {
     check.spec_references.push(more);
