@@ -44,6 +44,10 @@ for broken in bad-prm ignore-scope partial-scopes ignore-403 echo-scope no-cimd 
     dpop-no-token-proof dpop-no-as-nonce dpop-no-rs-nonce dpop-no-nonce; do
     command[auth-test-$broken]="$ts/auth-test-$broken.ts"
 done
+# The suite's WIF broken runners, through the stand-in CLI (the suite runs them inline).
+for broken in wrong-audience missing-assertion expired scope-rejected grant-fallback retry; do
+    command[wif-$broken]="$ts/wif-broken-cli.ts $broken"
+done
 # The suite's auth-test.ts completes the flow without validating iss or the metadata issuer.
 command[auth-test]="$ts/auth-test.ts"
 
@@ -106,6 +110,12 @@ rows+=(
     "auth-test auth/iss-normalized -"
     "auth-test-iss-normalize auth/iss-normalized -"
     "auth-test auth/metadata-issuer-mismatch -"
+    "wif-wrong-audience auth/wif-jwt-bearer -"
+    "wif-missing-assertion auth/wif-jwt-bearer -"
+    "wif-expired auth/wif-jwt-bearer -"
+    "wif-scope-rejected auth/wif-jwt-bearer -"
+    "wif-grant-fallback auth/wif-jwt-bearer -"
+    "wif-retry auth/wif-jwt-bearer -"
     "auth-test-dpop-bearer auth/dpop -"
     "auth-test-dpop-replay auth/dpop -"
     "auth-test-dpop-no-token-proof auth/dpop -"

@@ -48,7 +48,10 @@ fn platform() -> &'static SigningKey {
 
 pub(crate) fn server() -> MockMcpServerBuilder {
     super::server_with(
+        // A scope it does not offer is refused (`invalid_scope`), as the suite's refuses the
+        // two its broken clients ask for to be turned down.
         OAuth::preset(AuthScenario::TokenEndpointAuthNone)
+            .scopes_supported(["mcp:basic"])
             .dynamic_registration(false)
             .jwt_bearer_issuer(ISSUER, platform().public_jwk())
             .pre_registered_client(CLIENT_ID, None, Vec::<String>::new()),
