@@ -6,11 +6,11 @@
 
 use std::time::SystemTime;
 
+use super::AuthServer;
 use super::OAuthError;
 use super::issuer::Context;
 use super::params::Params;
 use super::store::Client;
-use super::{AuthServer, token};
 
 /// RFC 7523 section 2.1's `grant_type`.
 pub(super) const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -31,7 +31,7 @@ pub(super) fn authenticate(
     now: SystemTime,
     params: &Params,
 ) -> Result<Client, OAuthError> {
-    let refuse = |description: String| token::invalid_client(description, false);
+    let refuse = |description: String| OAuthError::invalid_client(description, false);
     match params.get("client_assertion_type") {
         Some(ASSERTION_TYPE) => {}
         Some(other) => {
@@ -61,7 +61,7 @@ fn verified(
 ) -> Result<Client, OAuthError> {
     use super::jwt::{Jwt, PublicKey};
 
-    let refuse = |description: String| token::invalid_client(description, false);
+    let refuse = |description: String| OAuthError::invalid_client(description, false);
     let jwt = Jwt::decode(assertion)
         .map_err(|why| refuse(format!("the `client_assertion` is not a JWT: {why}")))?;
     // RFC 7523 section 3: the client is `sub`; a `client_id` in the body must agree.
@@ -189,7 +189,7 @@ fn id_jag(
 ) -> Result<Granted, OAuthError> {
     let refuse = |description: String| OAuthError::grant(description);
     let Some(client) = client else {
-        return Err(token::invalid_client(
+        return Err(OAuthError::invalid_client(
             "an ID-JAG is used by the client it names, authenticated (SEP-990 section 5.1)".into(),
             false,
         ));
@@ -258,7 +258,10 @@ fn check_claims(
             ));
         }
         Some(exp) if exp.saturating_add(LEEWAY_SECS) < now => {
-            return Err(format!("the `{what}` expired {} seconds ago", now - exp));
+            return Err(format!(
+                "the `{what}` expired {} seconds ago",
+                now.saturating_sub(exp)
+            ));
         }
         Some(_) => {}
     }
@@ -267,7 +270,7 @@ fn check_claims(
     {
         return Err(format!(
             "the `{what}` is not valid for another {} seconds (`nbf`)",
-            nbf - now
+            nbf.saturating_sub(now)
         ));
     }
     Ok(())
@@ -292,7 +295,7 @@ fn verified(
     _params: &Params,
     _assertion: &str,
 ) -> Result<Client, OAuthError> {
-    Err(token::invalid_client(
+    Err(OAuthError::invalid_client(
         super::check::JWT_FEATURE.into(),
         false,
     ))

@@ -93,7 +93,7 @@ pub(super) fn check(
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
     match jwt.time("iat") {
-        Some(iat) if (now - iat).abs() <= IAT_WINDOW_SECS => {}
+        Some(iat) if now.abs_diff(iat) <= IAT_WINDOW_SECS.unsigned_abs() => {}
         Some(_) => {
             return Err(format!(
                 "the DPoP proof's `iat` is more than {IAT_WINDOW_SECS} seconds from the server's clock"
@@ -180,4 +180,35 @@ pub(super) fn take(oauth: &AuthServer, proof: &Proof, now: SystemTime) -> Result
     }
     state.proofs.insert(proof.jti.clone(), now);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::HeaderValue;
+    use serde_json::json;
+
+    use super::*;
+    use crate::engine::oauth::jwt::SigningKey;
+
+    // Claims come from outside: an `iat` at the ends of the range is refused, not a panic.
+    #[test]
+    fn an_iat_far_from_now_is_refused() {
+        let key = SigningKey::generate();
+        let url = "http://127.0.0.1:9/mcp";
+        for iat in [i64::MIN, i64::MAX, 0] {
+            let proof = key.sign_with_header(
+                json!({ "typ": TYP, "alg": "ES256", "jwk": key.public_jwk() }),
+                &json!({ "jti": "j", "htm": "POST", "htu": url, "iat": iat }),
+            );
+            let mut headers = HeaderMap::new();
+            headers.insert("dpop", HeaderValue::from_str(&proof).expect("ASCII"));
+            let expected = Expected {
+                method: "POST",
+                url,
+                access_token: None,
+            };
+            let error = check(&headers, &expected, SystemTime::now()).expect_err("far off");
+            assert!(error.contains("`iat`"), "{error}");
+        }
+    }
 }

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::issuer::Context;
 use super::jwt::{Jwt, SigningKey};
 use super::params::Params;
-use super::{AuthServer, Mount, OAuthError, no_store};
+use super::{AuthServer, OAuthError, no_store};
 
 pub(super) const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
@@ -27,14 +27,9 @@ const ID_JAG_SECS: i64 = 300;
 /// How long an ID token from [`id_token`] lives.
 const ID_TOKEN_SECS: i64 = 3600;
 
-/// The identity provider's path under the server's mount.
-pub(super) fn base(mount: &Mount) -> String {
-    format!("{}/idp", mount.prefix)
-}
-
 /// Its issuer as a request reached it.
 pub(super) fn issuer(context: &Context) -> String {
-    format!("{}{}", context.origin, base(&context.mount))
+    format!("{}{}", context.origin, context.mount.idp_base())
 }
 
 fn now_secs(now: SystemTime) -> i64 {

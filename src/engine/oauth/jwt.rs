@@ -165,7 +165,7 @@ impl SigningKey {
         self.sign_with_header(header, &claims)
     }
 
-    fn sign_with_header(&self, header: Value, claims: &Value) -> String {
+    pub(crate) fn sign_with_header(&self, header: Value, claims: &Value) -> String {
         let input = format!(
             "{}.{}",
             URL_SAFE_NO_PAD.encode(header.to_string()),

@@ -116,6 +116,11 @@ pub(crate) struct Mount {
 }
 
 impl Mount {
+    /// Where the identity provider is served, when the server has one.
+    fn idp_base(&self) -> String {
+        format!("{}/idp", self.prefix)
+    }
+
     fn at(mcp_path: &str) -> Self {
         let prefix = match mcp_path.rfind('/') {
             Some(slash) => mcp_path[..slash].to_string(),
@@ -388,7 +393,7 @@ impl AuthServer {
         }
         #[cfg(feature = "oauth-jwt")]
         if self.spec.identity_provider.is_some()
-            && let Some(rest) = path.strip_prefix(&idp::base(&mount))
+            && let Some(rest) = path.strip_prefix(&mount.idp_base())
         {
             return match rest {
                 "/.well-known/openid-configuration" => Some(Endpoint::IdpMetadata),
@@ -439,7 +444,7 @@ impl AuthServer {
         self.spec
             .identity_provider
             .as_ref()
-            .map(|_| format!("{base_url}{}/idp", self.mount().prefix))
+            .map(|_| format!("{base_url}{}", self.mount().idp_base()))
     }
 
     fn next_id(state: &mut Records, kind: &str) -> String {
@@ -514,6 +519,17 @@ impl OAuthError {
     /// `400` with this error code.
     pub(crate) fn bad(code: &'static str, description: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, code, description)
+    }
+
+    /// `invalid_client` is `401`, with a `Basic` challenge when the client tried Basic
+    /// (RFC 6749 section 5.2).
+    pub(crate) fn invalid_client(description: String, used_basic: bool) -> Self {
+        let error = Self::new(StatusCode::UNAUTHORIZED, "invalid_client", description);
+        if used_basic {
+            error.with_challenge(r#"Basic realm="mcp-decoy""#.into())
+        } else {
+            error
+        }
     }
 
     /// `invalid_grant`: the code or refresh token presented cannot be used.

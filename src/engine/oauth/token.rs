@@ -87,7 +87,7 @@ pub(super) fn authenticate(
             ));
         }
         if !oauth.accepts(TokenEndpointAuthMethod::PrivateKeyJwt) {
-            return Err(invalid_client(
+            return Err(OAuthError::invalid_client(
                 format!(
                     "this token endpoint does not accept `private_key_jwt`; it accepts {}",
                     super::register::accepted(oauth)
@@ -125,7 +125,7 @@ pub(super) fn authenticate(
         ),
     };
     let used_basic = method == TokenEndpointAuthMethod::ClientSecretBasic;
-    let refuse = |description: String| invalid_client(description, used_basic);
+    let refuse = |description: String| OAuthError::invalid_client(description, used_basic);
     if !oauth.accepts(method) {
         return Err(refuse(format!(
             "this token endpoint does not accept `{}`; it accepts {}",
@@ -179,21 +179,10 @@ pub(super) fn authenticate(
     Ok(client)
 }
 
-/// `invalid_client` is `401`, with a `Basic` challenge when the client tried Basic
-/// (RFC 6749 section 5.2).
-pub(super) fn invalid_client(description: String, used_basic: bool) -> OAuthError {
-    let error = OAuthError::new(StatusCode::UNAUTHORIZED, "invalid_client", description);
-    if used_basic {
-        error.with_challenge(r#"Basic realm="mcp-decoy""#.into())
-    } else {
-        error
-    }
-}
-
 /// `Authorization: Basic base64(urlencode(id):urlencode(secret))` (RFC 6749 section 2.3.1).
 fn basic_credentials(value: &[u8]) -> Result<(String, String), OAuthError> {
     let malformed = |why: &str| {
-        invalid_client(
+        OAuthError::invalid_client(
             format!("the Authorization header is not valid client_secret_basic: {why}"),
             true,
         )

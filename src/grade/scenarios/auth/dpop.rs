@@ -208,7 +208,7 @@ impl Rules for Dpop {
         false
     }
 
-    fn elsewhere(
+    fn observe(
         &mut self,
         exchange: &HttpExchange,
         token: Option<&TokenRequest>,

@@ -160,7 +160,7 @@ impl Enterprise {
 }
 
 impl Rules for Enterprise {
-    fn elsewhere(
+    fn observe(
         &mut self,
         exchange: &HttpExchange,
         token: Option<&TokenRequest>,

@@ -121,13 +121,8 @@ pub(super) mod refs {
 /// unchecked: the fixture's servers checked it, and the checks only name what it said.
 #[cfg(feature = "oauth-jwt")]
 pub(super) fn jwt_part(jwt: &str, part: usize) -> Option<Map<String, Value>> {
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(jwt.split('.').nth(part)?)
-        .ok()?;
-    match serde_json::from_slice(&bytes).ok()? {
-        Value::Object(object) => Some(object),
-        _ => None,
-    }
+    let jwt = crate::engine::oauth::jwt::Jwt::decode(jwt).ok()?;
+    Some(if part == 0 { jwt.header } else { jwt.claims })
 }
 
 /// A check with more than one spec reference.
@@ -155,9 +150,10 @@ pub(super) trait Rules {
     }
     /// Before the shared checks of a registration (the suite's hook runs first).
     fn on_register(&mut self, _registration: &Registration, _checks: &mut Vec<Check>) {}
-    /// A request to a server the suite does not log (an identity provider): its checks,
-    /// if any, with the token request it was, if one; `true` when the scenario claims it.
-    fn elsewhere(
+    /// Every exchange, first, with the token request it was, if one: the scenario may note
+    /// it (DPoP's proofs) or claim it with checks of its own (a server the suite does not
+    /// log, the identity provider); `true` claims it, and the shared checks skip it.
+    fn observe(
         &mut self,
         _exchange: &HttpExchange,
         _token: Option<&TokenRequest>,
@@ -387,7 +383,7 @@ pub(super) fn judge(
         if h.kind != HttpKind::Exchange {
             continue;
         }
-        if rules.elsewhere(h, tokens.get(&record.id), &mut checks) {
+        if rules.observe(h, tokens.get(&record.id), &mut checks) {
             continue;
         }
         let auth = layout.servers == Servers::Apart && is_auth_path(&h.path);
