@@ -6,6 +6,8 @@
 //! `json-schema-2020-12-preservation`: echo the schema it was given;
 //! `sep-2322-client-request-state`: call the four tools, answering each round; the `http-*-headers`
 //! scenarios: use every tool, resource and prompt, or make the calls the context names;
+//! `sep-2640-*`: list the skills and, when verifying, load the first one (its SKILL.md
+//! checked against its size, digest and frontmatter before any other file is read);
 //! `auth/*`: rmcp's OAuth flow from the 401 (the client credentials grant in
 //! `auth/client-credentials-*`, the jwt-bearer grant by hand in `auth/wif-jwt-bearer`, rmcp's
 //! enterprise-managed authorization in `auth/enterprise-managed-authorization`; it gives up
@@ -21,9 +23,10 @@
 //! ```
 
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ElicitationCapability, GetPromptRequestParams, Implementation,
-    ProtocolVersion, ReadResourceRequestParams,
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, CustomRequest,
+    CustomResult, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+    GetPromptRequestParams, Implementation, ProtocolVersion, ReadResourceRequestParams,
+    ServerResult,
 };
 use rmcp::service::ClientInitializeError;
 use rmcp::service::{RequestContext, RoleClient, RunningService};
@@ -142,6 +145,18 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
             for tool in client.list_all_tools().await? {
                 let arguments = json!({ "region": "us-west1" });
                 println!("{}", call(&client, tool.name, arguments).await?);
+            }
+        }
+        // A host that lists skills and loads one only when needed, verifying its SKILL.md.
+        "sep-2640-client-no-prefetch" => {
+            skills_list(&client).await?;
+        }
+        name if name.starts_with("sep-2640-client-verify-") => {
+            let entries = skills_list(&client).await?;
+            let entry = entries.first().ok_or("skills/list lists no skill")?;
+            match load_skill(&client, entry).await {
+                Ok(()) => println!("loaded {}", entry["uri"]),
+                Err(rejected) => eprintln!("rejected {}: {rejected}", entry["uri"]),
             }
         }
         other => return Err(format!("no handler for scenario `{other}`").into()),
@@ -560,6 +575,103 @@ async fn call(
     let result = client.call_tool(call).await?;
     let text = result.content.first().and_then(|c| c.as_text());
     Ok(text.map(|t| t.text.clone()).unwrap_or_default())
+}
+
+/// The entries of `skills/list` (the skills extension, SEP-2640), which rmcp sends as a
+/// custom request.
+async fn skills_list(
+    client: &RunningService<RoleClient, Handler>,
+) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
+    let request = ClientRequest::CustomRequest(CustomRequest::new("skills/list", Some(json!({}))));
+    let result = match client.send_request(request).await? {
+        ServerResult::CustomResult(CustomResult(value)) => value,
+        other => serde_json::to_value(other)?,
+    };
+    Ok(result["skills"].as_array().cloned().unwrap_or_default())
+}
+
+/// Loads a skill as a host must: reads its SKILL.md, refuses it unless its size, SHA-256
+/// digest and frontmatter are the ones the entry gives, and only then reads its other files.
+async fn load_skill(
+    client: &RunningService<RoleClient, Handler>,
+    entry: &Value,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let uri = entry["uri"].as_str().ok_or("an entry without a uri")?;
+    let listed = entry["resources"]
+        .as_array()
+        .ok_or("an entry without resources")?;
+    let text = read_text(client, uri).await?;
+    let manifest = listed
+        .iter()
+        .find(|r| r["uri"] == uri)
+        .ok_or("the entry lists no digest for its SKILL.md")?;
+    verify(&text, manifest)?;
+    let frontmatter = frontmatter(&text)?;
+    if Value::Object(frontmatter.clone()) != entry["frontmatter"] {
+        return Err(format!(
+            "the frontmatter differs from the entry's: file {} vs entry {}",
+            Value::Object(frontmatter),
+            entry["frontmatter"]
+        )
+        .into());
+    }
+    for file in listed.iter().filter(|r| r["uri"] != uri) {
+        let file_uri = file["uri"].as_str().ok_or("a file without a uri")?;
+        verify(&read_text(client, file_uri).await?, file)?;
+    }
+    Ok(())
+}
+
+async fn read_text(
+    client: &RunningService<RoleClient, Handler>,
+    uri: &str,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(uri.to_string()))
+        .await?;
+    let contents = serde_json::to_value(&read.contents)?;
+    Ok(contents[0]["text"].as_str().ok_or("no text")?.to_string())
+}
+
+/// The size first (a mismatch needs no hashing), then the digest.
+fn verify(text: &str, listed: &Value) -> Result<(), Box<dyn std::error::Error>> {
+    use sha2::Digest as _;
+    if listed["size"].as_u64() != Some(text.len() as u64) {
+        return Err(format!(
+            "{} has {} bytes, listed as {}",
+            listed["uri"],
+            text.len(),
+            listed["size"]
+        )
+        .into());
+    }
+    let digest: String = sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if listed["digest"].as_str() != Some(&format!("sha256:{digest}")) {
+        return Err(format!(
+            "{} does not match its digest {}",
+            listed["uri"], listed["digest"]
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// A SKILL.md's frontmatter, its string fields (all the suite's skills have).
+fn frontmatter(text: &str) -> Result<Map<String, Value>, Box<dyn std::error::Error>> {
+    let body = text.strip_prefix("---\n").ok_or("no frontmatter")?;
+    let (yaml, _) = body.split_once("\n---").ok_or("unclosed frontmatter")?;
+    let docs = yaml_rust2::YamlLoader::load_from_str(yaml)?;
+    let hash = docs
+        .first()
+        .and_then(|d| d.as_hash())
+        .ok_or("frontmatter is no mapping")?;
+    Ok(hash
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str()?.to_string(), json!(v.as_str()?))))
+        .collect())
 }
 
 /// The client's side of server requests: an elicitation is accepted with the defaults its

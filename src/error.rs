@@ -103,6 +103,13 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A skill (`skills` of a server spec) is invalid.
+    InvalidSkill {
+        /// The field at fault as `servers.json` spells it, e.g. `skills[0].files[1].path`.
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A configuration value is out of range.
     InvalidConfig {
         /// The builder method or config field at fault.
@@ -193,7 +200,9 @@ impl std::fmt::Display for Error {
                 field,
                 reason,
             } => write!(f, "tool `{tool}`: `{field}` {reason}"),
-            Error::InvalidFault { field, reason } => write!(f, "`{field}` {reason}"),
+            Error::InvalidFault { field, reason } | Error::InvalidSkill { field, reason } => {
+                write!(f, "`{field}` {reason}")
+            }
             Error::InvalidConfig { field, reason } => write!(f, "`{field}`: {reason}"),
             Error::Bind { addr, source } => write!(f, "failed to bind {addr}: {source}"),
             Error::Runtime(source) => write!(f, "failed to start the server runtime: {source}"),

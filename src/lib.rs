@@ -219,7 +219,7 @@ pub mod spec;
 pub use engine::{SessionInfo, TaskInfo, TaskStatus};
 pub use error::{Error, ItemKind};
 pub use fixture::{MockMcpServer, MockMcpServerBuilder, Times};
-pub use fixture::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolResponse};
+pub use fixture::{Prompt, PromptArgument, Resource, ResourceTemplate, Skill, Tool, ToolResponse};
 pub use spec::fault::{Fault, FaultRule};
 pub use spec::version::ProtocolVersion;
 

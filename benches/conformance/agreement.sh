@@ -37,6 +37,7 @@ declare -A command=(
     [rmcp]="$repo/target/debug/examples/conformance_client"
     [no-client-version]="node $here/clients/no-client-version.mjs"
     [never-calls]="node $here/clients/never-calls.mjs"
+    [skills-eager]="node $here/clients/skills-eager.mjs"
     [exits-1]="$here/clients/exits-1.sh"
 )
 for broken in bad-prm ignore-scope partial-scopes ignore-403 echo-scope no-cimd no-retry-limit \
@@ -65,7 +66,9 @@ scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry r
 # The extensions' scenarios are off the spec timeline: both graders run them at their
 # default revision only.
 extensions=(auth/client-credentials-jwt auth/client-credentials-basic
-    auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce auth/wif-jwt-bearer)
+    auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce auth/wif-jwt-bearer
+    sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size
+    sep-2640-client-verify-frontmatter)
 if [[ -n "${SCENARIOS:-}" ]]; then
     read -r -a asked <<<"$SCENARIOS"
     scenarios=()
@@ -122,6 +125,10 @@ rows+=(
     "auth-test-dpop-no-nonce auth/dpop -"
     "auth-test-dpop-no-as-nonce auth/dpop-nonce -"
     "auth-test-dpop-no-rs-nonce auth/dpop-nonce -"
+    "skills-eager sep-2640-client-no-prefetch -"
+    "skills-eager sep-2640-client-verify-digest -"
+    "skills-eager sep-2640-client-verify-size -"
+    "skills-eager sep-2640-client-verify-frontmatter -"
 )
 if [[ -n "${CLIENTS:-}" ]]; then
     kept=()

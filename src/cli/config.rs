@@ -11,7 +11,9 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::{Validator, check_faults, check_items, compile_schema, guard_problems};
+use crate::engine::{
+    Validator, check_faults, check_items, check_skills, compile_schema, guard_problems,
+};
 use crate::error::Error;
 use crate::spec::ServerSpec;
 
@@ -181,6 +183,18 @@ pub fn check(document: &Value) -> Result<ConfigFile, Vec<Problem>> {
                 pointer,
                 reason: error.to_string(),
             }),
+        }
+        if let Err(Error::InvalidSkill { field, reason }) =
+            check_skills(&server.skills, &server.resources)
+        {
+            // `skills[0].files[1].path` → `/servers/0/skills/0/files/1/path`
+            problems.push(Problem {
+                pointer: format!(
+                    "/servers/{index}/{}",
+                    field.replace(['[', '.'], "/").replace(']', "")
+                ),
+                reason: format!("`{field}` {reason}"),
+            });
         }
         for (field, reason) in guard_problems(server, "apiKeys", "allowedHosts") {
             // `apiKeys[2]` → `/servers/0/apiKeys/2`

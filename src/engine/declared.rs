@@ -60,6 +60,16 @@ pub(crate) struct Capabilities {
     prompts: Option<ListChanged>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tasks: Option<Tasks>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extensions: Option<Extensions>,
+}
+
+/// `extensions` (SEP-2133): the skills extension, declared in both eras (the tasks
+/// extension joins it in `server/discover`).
+#[derive(Debug, Serialize)]
+pub(crate) struct Extensions {
+    #[serde(rename = "io.modelcontextprotocol/skills")]
+    skills: Empty,
 }
 
 /// `serverInfo` (spec `Implementation`): the configured one, or the one a replayed cassette
@@ -139,7 +149,7 @@ impl Engine {
 /// `capabilities` as JSON text, one per set of optional capabilities ([`Declares::index`]),
 /// written once per process: every `initialize` answer escaped the same constant names
 /// again, which a debug build does a byte at a time.
-static CAPABILITIES: [OnceLock<Box<RawValue>>; 8] = [const { OnceLock::new() }; 8];
+static CAPABILITIES: [OnceLock<Box<RawValue>>; 16] = [const { OnceLock::new() }; 16];
 
 /// Which optional capabilities a server declares, read once so that a text and its index
 /// agree.
@@ -148,6 +158,7 @@ struct Declares {
     resources: bool,
     prompts: bool,
     tasks: bool,
+    skills: bool,
 }
 
 impl Declares {
@@ -156,11 +167,15 @@ impl Declares {
             resources: engine.serves_resources(),
             prompts: engine.serves_prompts(),
             tasks: engine.serves_tasks() && legacy == Some(ProtocolVersion::V2025_11_25),
+            skills: engine.skills().is_some(),
         }
     }
 
     fn index(self) -> usize {
-        usize::from(self.resources) | usize::from(self.prompts) << 1 | usize::from(self.tasks) << 2
+        usize::from(self.resources)
+            | usize::from(self.prompts) << 1
+            | usize::from(self.tasks) << 2
+            | usize::from(self.skills) << 3
     }
 
     fn capabilities(self) -> Capabilities {
@@ -181,6 +196,7 @@ impl Declares {
                     tools: TaskTools { call: Empty {} },
                 },
             }),
+            extensions: self.skills.then_some(Extensions { skills: Empty {} }),
         }
     }
 }

@@ -41,6 +41,7 @@ pub(crate) mod protocol;
 pub(crate) mod random;
 pub(crate) mod reach;
 pub(crate) mod schema;
+pub(crate) mod skills;
 pub(crate) mod state;
 pub(crate) mod template;
 pub(crate) mod transport;
@@ -79,6 +80,7 @@ pub(crate) use self::{
     oauth::{TokenInfo, check_spec as check_oauth},
     random::{fill as random_fill, hex_id},
     schema::{Validator, compile as compile_schema},
+    skills::index as check_skills,
     state::pool::Pools,
     template::{check as check_template, check_with as check_template_with},
     transport::attach::{
@@ -186,6 +188,8 @@ pub(crate) struct Engine {
     /// The cassette being replayed, when the spec has `replay`: it answers every request
     /// (see `methods::replay`).
     replay: Option<Box<Player>>,
+    /// The skills' entries, when the spec has `skills` (their files are in the catalog).
+    skills: Option<Box<skills::Skills>>,
     /// The upstream and its client, when the server is a relay.
     #[cfg(feature = "relay")]
     relay: Option<transport::http::relay::Relay>,
@@ -298,6 +302,13 @@ impl Engine {
             .auth
             .clone()
             .map(|auth| Box::new(oauth::AuthServer::new(auth)));
+        let skills = if spec.skills.is_empty() {
+            None
+        } else {
+            let (skills, files) = skills::index(&spec.skills, &spec.resources)?;
+            spec.resources.extend(files);
+            Some(Box::new(skills))
+        };
         let serves_resources = !spec.resources.is_empty() || !spec.resource_templates.is_empty();
         let serves_prompts = !spec.prompts.is_empty();
         let serves_tasks = tools.iter().any(|tool| tool.has_tasks());
@@ -336,6 +347,7 @@ impl Engine {
             expiry: Expiry::new(spec.session_expiry),
             oauth,
             replay,
+            skills,
             #[cfg(feature = "relay")]
             relay,
             spec,
@@ -397,6 +409,11 @@ impl Engine {
 
     /// Whether the server declares the `resources` capability; resource methods answer
     /// `-32601` otherwise.
+    /// The skills served, when there are any.
+    pub(crate) fn skills(&self) -> Option<&skills::Skills> {
+        self.skills.as_deref()
+    }
+
     pub(crate) fn serves_resources(&self) -> bool {
         self.serves_resources.load(Ordering::Acquire)
     }
@@ -413,7 +430,14 @@ impl Engine {
     pub(crate) fn current_spec(&self) -> ServerSpec {
         ServerSpec {
             tools: self.catalog.tools.all(),
-            resources: self.catalog.resources.all(),
+            // A skill's files are served as resources but stored as the skill.
+            resources: self
+                .catalog
+                .resources
+                .all()
+                .into_iter()
+                .filter(|r| !self.skills().is_some_and(|s| s.has_file(&r.uri)))
+                .collect(),
             resource_templates: self.catalog.templates.all(),
             prompts: self.catalog.prompts.all(),
             api_keys: self.guard.api_keys(),

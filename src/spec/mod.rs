@@ -15,6 +15,7 @@ mod replay;
 mod resource;
 mod response;
 mod script;
+mod skill;
 pub(crate) mod stdio;
 mod task;
 // `ProtocolVersion` is re-exported at the crate root, its one public path.
@@ -40,6 +41,7 @@ pub use resource::{ResourceBody, ResourceSpec, ResourceTemplateSpec};
 pub use response::{Comparison, Matcher, ResponseSpec};
 pub(crate) use script::MAX_WAIT_MS;
 pub use script::{AskMethod, Listing, LogLevel, Step};
+pub use skill::{SkillFileSpec, SkillSpec};
 pub use stdio::StdioSpec;
 pub use task::{
     DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS, MAX_TASK_MS, TaskFaults, TaskSpec, TaskSupport,
@@ -277,6 +279,11 @@ pub struct ServerSpec {
     /// Prompts, in listing order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prompts: Vec<PromptSpec>,
+    /// Skills (the `io.modelcontextprotocol/skills` extension), in listing order: each file
+    /// is a `skill://` resource, and the server declares the extension and answers
+    /// `skills/list` and `skills/get`. Set when the server starts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<SkillSpec>,
     /// Items per page of every list method; `None` lists everything on one page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_size: Option<usize>,
@@ -380,6 +387,7 @@ impl ServerSpec {
             resources: Vec::new(),
             resource_templates: Vec::new(),
             prompts: Vec::new(),
+            skills: Vec::new(),
             page_size: None,
             response_mode: ResponseMode::Json,
             protocol_versions: Vec::new(),

@@ -19,5 +19,6 @@ mod logs;
 mod oauth;
 mod relay;
 mod responses;
+mod skills;
 mod stdio;
 mod tasks;

@@ -70,7 +70,9 @@ impl From<crate::error::Error> for ApiError {
             // client sent it as servers.json spells it (`upstreamCaFile`).
             E::InvalidConfig { field, .. } => Some(json_name(field)),
             E::Template { .. } => Some("template".to_string()),
-            E::InvalidResponse { field, .. } | E::InvalidFault { field, .. } => Some(field.clone()),
+            E::InvalidResponse { field, .. }
+            | E::InvalidFault { field, .. }
+            | E::InvalidSkill { field, .. } => Some(field.clone()),
             E::Cassette { .. } => Some("replay.cassette".to_string()),
             _ => None,
         };

@@ -11,7 +11,13 @@ pub(crate) fn discover(engine: &Engine) -> Value {
     let mut capabilities = engine.capabilities();
     if engine.serves_tasks() {
         // The tasks extension: "Include the extension in your server/discover capabilities".
-        capabilities["extensions"] = json!({ TASKS_EXTENSION: {} });
+        if let Some(extensions) = capabilities
+            .as_object_mut()
+            .map(|c| c.entry("extensions").or_insert_with(|| json!({})))
+            .and_then(Value::as_object_mut)
+        {
+            extensions.insert(TASKS_EXTENSION.into(), json!({}));
+        }
     }
     let mut result = json!({
         "supportedVersions": engine.versions.iter().map(|v| v.as_str()).collect::<Vec<_>>(),

@@ -14,6 +14,7 @@ pub(crate) mod prompts;
 pub(crate) mod replay;
 pub(crate) mod resources;
 pub(crate) mod script;
+pub(crate) mod skills;
 pub(crate) mod tasks;
 pub(crate) mod tools;
 
@@ -91,6 +92,8 @@ pub(crate) async fn request(ctx: &RequestCtx, method: &str) -> Result<Value, Rpc
         Some(Method::TasksList) => tasks::list(ctx),
         Some(Method::TasksCancel) => tasks::cancel(ctx).await,
         Some(Method::TasksUpdate) => tasks::update(ctx).await,
+        Some(Method::SkillsList) => skills::list(ctx),
+        Some(Method::SkillsGet) => skills::get(ctx),
         None if method == INITIALIZE => Err(RpcError::new(
             code::INVALID_REQUEST,
             "initialize: this session is already initialized; to start a new session, send initialize without an Mcp-Session-Id header",

@@ -27,6 +27,9 @@ pub(crate) enum Method {
     TasksList,
     TasksCancel,
     TasksUpdate,
+    /// The skills extension (SEP-2640), in both eras.
+    SkillsList,
+    SkillsGet,
 }
 
 impl Method {
@@ -51,6 +54,8 @@ impl Method {
             "tasks/list" => Method::TasksList,
             "tasks/cancel" => Method::TasksCancel,
             "tasks/update" => Method::TasksUpdate,
+            "skills/list" => Method::SkillsList,
+            "skills/get" => Method::SkillsGet,
             _ => return None,
         })
     }
@@ -77,6 +82,8 @@ pub(crate) const NAMES: &[&str] = &[
     "tasks/list",
     "tasks/cancel",
     "tasks/update",
+    "skills/list",
+    "skills/get",
 ];
 
 /// `initialize`, which opens a legacy session and so is no method of one.

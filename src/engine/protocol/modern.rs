@@ -58,6 +58,8 @@ pub(crate) const CACHEABLE: &[&str] = &[
     "resources/list",
     "resources/templates/list",
     "resources/read",
+    "skills/list",
+    "skills/get",
 ];
 
 /// Whether a POSTed message belongs to the modern era: it carries the modern `_meta`

@@ -10,6 +10,7 @@ mod lifecycle;
 mod preservation;
 mod request_metadata;
 mod request_state;
+mod skills;
 mod sse_retry;
 mod standard_headers;
 mod tools;
@@ -88,6 +89,30 @@ impl Play {
             judge,
             wire: false,
             pins_era: true,
+        }
+    }
+
+    /// A skills extension scenario: its server answers raw HTTP by hand in the suite (no
+    /// schema check), in either era; graded at 2025-11-25 unless told, as the suite does.
+    const fn skills(
+        name: &'static str,
+        description: &'static str,
+        serve: fn() -> MockMcpServerBuilder,
+        judge: fn(&Log, ProtocolVersion) -> Vec<Check>,
+    ) -> Play {
+        Play {
+            name,
+            description,
+            introduced_in: ProtocolVersion::V2025_11_25,
+            removed_in: None,
+            list: List::Extensions,
+            serve,
+            prepare: nothing,
+            context: no_context,
+            allow_client_error: false,
+            judge,
+            wire: false,
+            pins_era: false,
         }
     }
 
@@ -530,6 +555,33 @@ pub(super) const PLAYS: &[Play] = &[
         wire: true,
         pins_era: false,
     },
+    Play::skills(
+        "sep-2640-client-no-prefetch",
+        "A client MUST NOT retrieve a skill file before the skill is loaded",
+        skills::no_prefetch_server,
+        skills::no_prefetch_checks,
+    ),
+    Play::skills(
+        "sep-2640-client-verify-digest",
+        "When a host retrieves a file listed in a skill's resources, it MUST verify the content against that entry's digest, and MUST NOT use unverified content.",
+        skills::verify_digest_server,
+        skills::verify_digest_checks,
+    )
+    .allowing_client_error(),
+    Play::skills(
+        "sep-2640-client-verify-size",
+        "A read whose byte length differs from the entry's size is a verification failure equivalent to a digest mismatch, whether or not the host goes on to compute the digest.",
+        skills::verify_size_server,
+        skills::verify_size_checks,
+    )
+    .allowing_client_error(),
+    Play::skills(
+        "sep-2640-client-verify-frontmatter",
+        "After fetching a SKILL.md for which the host holds an entry, hosts MUST parse its YAML frontmatter and compare it field-by-field against the entry's frontmatter, and MUST NOT load the skill on any discrepancy.",
+        skills::verify_frontmatter_server,
+        skills::verify_frontmatter_checks,
+    )
+    .allowing_client_error(),
 ];
 
 fn nothing(_: &MockMcpServer) -> Result<(), crate::Error> {

@@ -278,10 +278,11 @@ pub(crate) fn check_spec(spec: &ServerSpec) -> Result<(), Error> {
         || !spec.resources.is_empty()
         || !spec.resource_templates.is_empty()
         || !spec.prompts.is_empty()
+        || !spec.skills.is_empty()
     {
         return invalid(
             "upstream",
-            "a relay serves its upstream's catalog: it has no tools, resources or prompts of its own".into(),
+            "a relay serves its upstream's catalog: it has no tools, resources, prompts or skills of its own".into(),
         );
     }
     if spec.auth.is_some() {

@@ -1,0 +1,38 @@
+//! `skills/list` and `skills/get`: the skills extension's methods (SEP-2640). A server
+//! without skills does not declare the extension, so both answer `-32601` there.
+
+use serde_json::{Value, json};
+
+use crate::engine::methods::{RequestCtx, method_not_found, pagination, unknown};
+use crate::engine::protocol::jsonrpc::RpcError;
+use crate::engine::skills::Skills;
+
+/// Every skill's entry, paged like the other lists (an entry is never split).
+pub(crate) fn list(ctx: &RequestCtx) -> Result<Value, RpcError> {
+    let method = "skills/list";
+    let skills = served(ctx, method)?;
+    pagination::page(ctx, method, "skills", skills.entries().to_vec())
+}
+
+/// The entry of the skill whose `SKILL.md` URI is `params.uri`.
+pub(crate) fn get(ctx: &RequestCtx) -> Result<Value, RpcError> {
+    let method = "skills/get";
+    let skills = served(ctx, method)?;
+    let uri = ctx
+        .params
+        .get("uri")
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            RpcError::invalid_params(format!(
+                "{method}: `params.uri` must be a string naming a skill's SKILL.md"
+            ))
+        })?;
+    let entry = skills
+        .entry(uri)
+        .ok_or_else(|| unknown("skill", "uri", uri))?;
+    Ok(json!({ "skill": entry }))
+}
+
+fn served<'a>(ctx: &'a RequestCtx, method: &str) -> Result<&'a Skills, RpcError> {
+    ctx.engine.skills().ok_or_else(|| method_not_found(method))
+}
