@@ -69,7 +69,15 @@ pub(crate) struct Capabilities {
 #[derive(Debug, Serialize)]
 pub(crate) struct Extensions {
     #[serde(rename = "io.modelcontextprotocol/skills")]
-    skills: Empty,
+    skills: SkillsSettings,
+}
+
+/// The skills extension's settings: `{}`, or its optional directory reads.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SkillsSettings {
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    directory_read: bool,
 }
 
 /// `serverInfo` (spec `Implementation`): the configured one, or the one a replayed cassette
@@ -149,7 +157,7 @@ impl Engine {
 /// `capabilities` as JSON text, one per set of optional capabilities ([`Declares::index`]),
 /// written once per process: every `initialize` answer escaped the same constant names
 /// again, which a debug build does a byte at a time.
-static CAPABILITIES: [OnceLock<Box<RawValue>>; 16] = [const { OnceLock::new() }; 16];
+static CAPABILITIES: [OnceLock<Box<RawValue>>; 32] = [const { OnceLock::new() }; 32];
 
 /// Which optional capabilities a server declares, read once so that a text and its index
 /// agree.
@@ -159,6 +167,7 @@ struct Declares {
     prompts: bool,
     tasks: bool,
     skills: bool,
+    directory_read: bool,
 }
 
 impl Declares {
@@ -168,6 +177,7 @@ impl Declares {
             prompts: engine.serves_prompts(),
             tasks: engine.serves_tasks() && legacy == Some(ProtocolVersion::V2025_11_25),
             skills: engine.skills().is_some(),
+            directory_read: engine.skills().is_some() && engine.spec().skills_directory_read,
         }
     }
 
@@ -176,6 +186,7 @@ impl Declares {
             | usize::from(self.prompts) << 1
             | usize::from(self.tasks) << 2
             | usize::from(self.skills) << 3
+            | usize::from(self.directory_read) << 4
     }
 
     fn capabilities(self) -> Capabilities {
@@ -196,7 +207,11 @@ impl Declares {
                     tools: TaskTools { call: Empty {} },
                 },
             }),
-            extensions: self.skills.then_some(Extensions { skills: Empty {} }),
+            extensions: self.skills.then_some(Extensions {
+                skills: SkillsSettings {
+                    directory_read: self.directory_read,
+                },
+            }),
         }
     }
 }

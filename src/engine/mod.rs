@@ -302,6 +302,12 @@ impl Engine {
             .auth
             .clone()
             .map(|auth| Box::new(oauth::AuthServer::new(auth)));
+        if spec.skills.is_empty() && spec.skills_directory_read {
+            return Err(Error::InvalidConfig {
+                field: "skills_directory_read",
+                reason: "declares directory reads of skills, and the server has no skills".into(),
+            });
+        }
         let skills = if spec.skills.is_empty() {
             None
         } else {

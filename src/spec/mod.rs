@@ -284,6 +284,11 @@ pub struct ServerSpec {
     /// `skills/list` and `skills/get`. Set when the server starts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skills: Vec<SkillSpec>,
+    /// Declare the skills extension's optional `directoryRead` and answer
+    /// `resources/directory/read` with the direct children of a skill's folder (its
+    /// subfolders as `inode/directory`). Off by default, as the extension's own default.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skills_directory_read: bool,
     /// Items per page of every list method; `None` lists everything on one page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_size: Option<usize>,
@@ -388,6 +393,7 @@ impl ServerSpec {
             resource_templates: Vec::new(),
             prompts: Vec::new(),
             skills: Vec::new(),
+            skills_directory_read: false,
             page_size: None,
             response_mode: ResponseMode::Json,
             protocol_versions: Vec::new(),

@@ -94,6 +94,7 @@ pub(crate) async fn request(ctx: &RequestCtx, method: &str) -> Result<Value, Rpc
         Some(Method::TasksUpdate) => tasks::update(ctx).await,
         Some(Method::SkillsList) => skills::list(ctx),
         Some(Method::SkillsGet) => skills::get(ctx),
+        Some(Method::ResourcesDirectoryRead) => skills::read_directory(ctx),
         None if method == INITIALIZE => Err(RpcError::new(
             code::INVALID_REQUEST,
             "initialize: this session is already initialized; to start a new session, send initialize without an Mcp-Session-Id header",

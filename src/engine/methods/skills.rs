@@ -1,5 +1,7 @@
-//! `skills/list` and `skills/get`: the skills extension's methods (SEP-2640). A server
-//! without skills does not declare the extension, so both answer `-32601` there.
+//! `skills/list`, `skills/get` and `resources/directory/read`: the skills extension's
+//! methods (SEP-2640). A server without skills does not declare the extension, so they
+//! answer `-32601` there, as does the directory read on a server that does not declare
+//! `directoryRead`.
 
 use serde_json::{Value, json};
 
@@ -31,6 +33,31 @@ pub(crate) fn get(ctx: &RequestCtx) -> Result<Value, RpcError> {
         .entry(uri)
         .ok_or_else(|| unknown("skill", "uri", uri))?;
     Ok(json!({ "skill": entry }))
+}
+
+/// The direct children of a skill folder, paged like every list.
+pub(crate) fn read_directory(ctx: &RequestCtx) -> Result<Value, RpcError> {
+    let method = "resources/directory/read";
+    let skills = served(ctx, method)?;
+    if !ctx.engine.spec().skills_directory_read {
+        return Err(method_not_found(method));
+    }
+    let uri = ctx
+        .params
+        .get("uri")
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            RpcError::invalid_params(format!(
+                "{method}: `params.uri` must be a string naming a skill folder"
+            ))
+        })?;
+    let children = skills.folder(uri).ok_or_else(|| {
+        RpcError::invalid_params(format!(
+            "{method}: {uri} is not a folder of a skill this server serves"
+        ))
+        .with_data(json!({ "uri": uri }))
+    })?;
+    pagination::page(ctx, method, "resources", children.to_vec())
 }
 
 fn served<'a>(ctx: &'a RequestCtx, method: &str) -> Result<&'a Skills, RpcError> {

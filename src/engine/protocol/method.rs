@@ -30,6 +30,8 @@ pub(crate) enum Method {
     /// The skills extension (SEP-2640), in both eras.
     SkillsList,
     SkillsGet,
+    /// The skills extension's optional `directoryRead`.
+    ResourcesDirectoryRead,
 }
 
 impl Method {
@@ -56,6 +58,7 @@ impl Method {
             "tasks/update" => Method::TasksUpdate,
             "skills/list" => Method::SkillsList,
             "skills/get" => Method::SkillsGet,
+            "resources/directory/read" => Method::ResourcesDirectoryRead,
             _ => return None,
         })
     }
@@ -84,6 +87,7 @@ pub(crate) const NAMES: &[&str] = &[
     "tasks/update",
     "skills/list",
     "skills/get",
+    "resources/directory/read",
 ];
 
 /// `initialize`, which opens a legacy session and so is no method of one.

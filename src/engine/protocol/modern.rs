@@ -60,6 +60,7 @@ pub(crate) const CACHEABLE: &[&str] = &[
     "resources/read",
     "skills/list",
     "skills/get",
+    "resources/directory/read",
 ];
 
 /// Whether a POSTed message belongs to the modern era: it carries the modern `_meta`

@@ -20,13 +20,17 @@ pub(crate) const MAX_SKILL_BYTES: usize = 16 * 1024 * 1024;
 /// The Agent Skills format's longest `description`.
 const MAX_DESCRIPTION_CHARS: usize = 1024;
 const SKILL_MD: &str = "SKILL.md";
+/// The MIME type of a folder among `resources/directory/read` children.
+const FOLDER_MIME: &str = "inode/directory";
 
-/// The entries of the served skills, in listing order, and the URIs of their files.
+/// The entries of the served skills, in listing order, the URIs of their files, and each
+/// folder's direct children (for `resources/directory/read`).
 #[derive(Debug, Default)]
 pub(crate) struct Skills {
     entries: Vec<Value>,
     by_uri: HashMap<String, usize>,
     files: HashSet<String>,
+    folders: HashMap<String, Vec<Value>>,
 }
 
 impl Skills {
@@ -38,6 +42,12 @@ impl Skills {
     /// The entry of the skill whose `SKILL.md` has this URI.
     pub(crate) fn entry(&self, uri: &str) -> Option<&Value> {
         self.by_uri.get(uri).map(|&at| &self.entries[at])
+    }
+
+    /// The direct children of the skill folder `uri` (`skill://<path>` or a subfolder), as
+    /// `resources/directory/read` lists them; `None` when `uri` is no folder.
+    pub(crate) fn folder(&self, uri: &str) -> Option<&[Value]> {
+        self.folders.get(uri).map(Vec::as_slice)
     }
 
     /// Whether `uri` is a file of a served skill (its resource belongs to the skill).
@@ -67,6 +77,10 @@ pub(crate) fn index(
                     format!("gives {}, a URI the server already serves", file.uri),
                 ));
             }
+        }
+        let root = uri.strip_suffix("/SKILL.md").unwrap_or(&uri).to_string();
+        for file in &files {
+            add_to_folders(&mut skills.folders, &root, file);
         }
         skills.by_uri.insert(uri, skills.entries.len());
         skills.entries.push(entry);
@@ -193,6 +207,35 @@ fn skill(spec: &SkillSpec, at: usize) -> Result<(Value, Vec<ResourceSpec>), Erro
         "resources": listed,
     });
     Ok((entry, resources))
+}
+
+/// Files the folders from `root` down to `file`, each folder listing its direct children
+/// once, in the order first seen.
+fn add_to_folders(folders: &mut HashMap<String, Vec<Value>>, root: &str, file: &ResourceSpec) {
+    let relative = file
+        .uri
+        .strip_prefix(root)
+        .unwrap_or(&file.uri)
+        .trim_start_matches('/');
+    let mut folder = root.to_string();
+    let mut segments = relative.split('/').peekable();
+    while let Some(segment) = segments.next() {
+        let child_uri = format!("{folder}/{segment}");
+        let children = folders.entry(folder.clone()).or_default();
+        if segments.peek().is_none() {
+            let mut child = json!({ "uri": file.uri, "name": segment });
+            if let Some(mime) = &file.mime_type {
+                child["mimeType"] = json!(mime);
+            }
+            if let Some(size) = file.size {
+                child["size"] = json!(size);
+            }
+            children.push(child);
+        } else if !children.iter().any(|c| c["uri"] == child_uri.as_str()) {
+            children.push(json!({ "uri": child_uri, "name": segment, "mimeType": FOLDER_MIME }));
+        }
+        folder = child_uri;
+    }
 }
 
 fn invalid(at: usize, field: &str, reason: String) -> Error {
