@@ -79,6 +79,10 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
             println!("{result}");
         }
         "elicitation-sep1034-client-defaults" => {
+            // The suite's scenario server sends its elicitation on the GET stream, not the
+            // call's, and drops it when that stream is not open yet; rmcp opens it beside
+            // the first request, so give it a moment.
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
             let result = call(&client, "test_client_elicitation_defaults", json!({})).await?;
             println!("{result}");
         }

@@ -37,7 +37,7 @@
 //! Each public item has exactly one path.
 //! - The crate root: what a test names first. The server ([`MockMcpServer`],
 //!   [`MockMcpServerBuilder`]), what it serves ([`Tool`], [`ToolResponse`], [`Resource`],
-//!   [`ResourceTemplate`], [`Prompt`], [`PromptArgument`]), how often it expects a call
+//!   [`ResourceTemplate`], [`Prompt`], [`PromptArgument`], [`Skill`]), how often it expects a call
 //!   ([`Times`]), how it misbehaves ([`Fault`], [`FaultRule`]), which revisions it speaks
 //!   ([`ProtocolVersion`]), its live sessions ([`SessionInfo`]), its tasks ([`TaskInfo`],
 //!   [`TaskStatus`]) and its errors ([`Error`], [`ItemKind`]).
@@ -66,7 +66,8 @@
 //! ## Layout
 //! - `fixture`: the builder (`fixture/builder/`, its setters by area), the server handle
 //!   (`fixture/server/`: live catalog edits, fault rules), [`Tool`] (with the methods that add
-//!   its alternative answers), [`Times`], [`Resource`], [`ResourceTemplate`], [`Prompt`], a
+//!   its alternative answers), [`Times`], [`Resource`], [`ResourceTemplate`], [`Prompt`],
+//!   [`Skill`], a
 //!   tool's alternative answers (`fixture/response/`: [`ToolResponse`] and their
 //!   expectations), the conditions that pick them ([`matchers`]), OAuth 2.1
 //!   ([`oauth::OAuth`] with its conformance presets, [`oauth::OAuthHandle`]) and the ready-made
@@ -98,6 +99,9 @@
 //!   - `state/`: catalog, sessions and their streams, fault and response counters, session
 //!     expiry, tasks (`state/tasks/`, bounded by `max_tasks`), clock, and the byte budgets
 //!     (`pool.rs`) that retained events and finished tasks share; `memory.rs` reports them.
+//!   - `skills/`: the skills a server serves, checked and indexed once at start (each file
+//!     a catalog resource; the entries `methods/skills.rs` answers with; `frontmatter.rs`
+//!     reads a `SKILL.md`'s YAML).
 //!   - `validate/`: every check of a spec, in one message format; `protocol/`: JSON-RPC,
 //!     methods, eras, the 2026-07-28 rules; `template/`, `schema/`, `uri_template/`:
 //!     json-e, the MCP JSON schema and RFC 6570, as leaves.

@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::engine::validate::items::MAX_ITEMS;
 use crate::error::Error;
 use crate::spec::{ResourceBody, ResourceSpec, SkillFileSpec, SkillSpec};
 
@@ -81,6 +82,15 @@ pub(crate) fn index(
         let root = uri.strip_suffix("/SKILL.md").unwrap_or(&uri).to_string();
         for file in &files {
             add_to_folders(&mut skills.folders, &root, file);
+        }
+        if resources.len() + served.len() + files.len() > MAX_ITEMS {
+            return Err(invalid(
+                at,
+                "files",
+                format!(
+                    "take the server past {MAX_ITEMS} resources, skill files included, the most a server holds"
+                ),
+            ));
         }
         skills.by_uri.insert(uri, skills.entries.len());
         skills.entries.push(entry);
@@ -254,6 +264,10 @@ fn bytes(file: &SkillFileSpec) -> Result<Vec<u8>, (&'static str, String)> {
             .decode(blob)
             .map_err(|e| ("blob", format!("is not base64: {e}"))),
         (Some(_), Some(_)) => Err(("blob", "is set besides `text`: a file has one".into())),
+        (None, None) if file.served_text.is_some() => Err((
+            "text",
+            "is missing: `servedText` stands in for a file's contents, and this file has none (no file at this path)".into(),
+        )),
         (None, None) => Err(("text", "is missing: a file has `text` or `blob`".into())),
     }
 }
