@@ -20,15 +20,7 @@ pub(crate) fn list(ctx: &RequestCtx) -> Result<Value, RpcError> {
 pub(crate) fn get(ctx: &RequestCtx) -> Result<Value, RpcError> {
     let method = "skills/get";
     let skills = served(ctx, method)?;
-    let uri = ctx
-        .params
-        .get("uri")
-        .and_then(Value::as_str)
-        .ok_or_else(|| {
-            RpcError::invalid_params(format!(
-                "{method}: `params.uri` must be a string naming a skill's SKILL.md"
-            ))
-        })?;
+    let uri = uri_param(ctx, method, "a skill's SKILL.md")?;
     let entry = skills
         .entry(uri)
         .ok_or_else(|| unknown("skill", "uri", uri))?;
@@ -42,15 +34,7 @@ pub(crate) fn read_directory(ctx: &RequestCtx) -> Result<Value, RpcError> {
     if !ctx.engine.spec().skills_directory_read {
         return Err(method_not_found(method));
     }
-    let uri = ctx
-        .params
-        .get("uri")
-        .and_then(Value::as_str)
-        .ok_or_else(|| {
-            RpcError::invalid_params(format!(
-                "{method}: `params.uri` must be a string naming a skill folder"
-            ))
-        })?;
+    let uri = uri_param(ctx, method, "a skill folder")?;
     let children = skills.folder(uri).ok_or_else(|| {
         RpcError::invalid_params(format!(
             "{method}: {uri} is not a folder of a skill this server serves"
@@ -58,6 +42,17 @@ pub(crate) fn read_directory(ctx: &RequestCtx) -> Result<Value, RpcError> {
         .with_data(json!({ "uri": uri }))
     })?;
     pagination::page(ctx, method, "resources", children.to_vec())
+}
+
+fn uri_param<'a>(ctx: &'a RequestCtx, method: &str, naming: &str) -> Result<&'a str, RpcError> {
+    ctx.params
+        .get("uri")
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            RpcError::invalid_params(format!(
+                "{method}: `params.uri` must be a string naming {naming}"
+            ))
+        })
 }
 
 fn served<'a>(ctx: &'a RequestCtx, method: &str) -> Result<&'a Skills, RpcError> {

@@ -77,6 +77,21 @@ impl Play {
         judge: fn(&Log, ProtocolVersion) -> Vec<Check>,
     ) -> Play {
         Play {
+            pins_era: true,
+            ..Play::plain(name, description, introduced_in, serve, judge)
+        }
+    }
+
+    /// A scenario in `core` that hands the client no data, checks no schema, fails on a
+    /// client error and serves either era.
+    const fn plain(
+        name: &'static str,
+        description: &'static str,
+        introduced_in: ProtocolVersion,
+        serve: fn() -> MockMcpServerBuilder,
+        judge: fn(&Log, ProtocolVersion) -> Vec<Check>,
+    ) -> Play {
+        Play {
             name,
             description,
             introduced_in,
@@ -88,7 +103,7 @@ impl Play {
             allow_client_error: false,
             judge,
             wire: false,
-            pins_era: true,
+            pins_era: false,
         }
     }
 
@@ -100,20 +115,14 @@ impl Play {
         serve: fn() -> MockMcpServerBuilder,
         judge: fn(&Log, ProtocolVersion) -> Vec<Check>,
     ) -> Play {
-        Play {
+        Play::plain(
             name,
             description,
-            introduced_in: ProtocolVersion::V2025_11_25,
-            removed_in: None,
-            list: List::Extensions,
+            ProtocolVersion::V2025_11_25,
             serve,
-            prepare: nothing,
-            context: no_context,
-            allow_client_error: false,
             judge,
-            wire: false,
-            pins_era: false,
-        }
+        )
+        .in_list(List::Extensions)
     }
 
     const fn in_list(mut self, list: List) -> Play {
