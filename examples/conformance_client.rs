@@ -30,12 +30,12 @@ use rmcp::model::{
 };
 use rmcp::service::ClientInitializeError;
 use rmcp::service::{RequestContext, RoleClient, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::auth::{AuthClient, AuthError, AuthorizationRequest, OAuthState};
 use rmcp::transport::streamable_http_client::{
     AuthRequiredError, InsufficientScopeError, StreamableHttpClient,
     StreamableHttpClientTransportConfig,
 };
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData, ServiceExt};
 use serde_json::{Map, Value, json};
 
@@ -58,7 +58,6 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
     if scenario.starts_with("auth/") {
         return authorized(url).await;
     }
-    let transport = StreamableHttpClientTransport::from_uri(url.to_string());
     let mut capabilities = ClientCapabilities::default();
     capabilities.elicitation = Some(ElicitationCapability::new());
     let handler = Handler(
@@ -68,9 +67,21 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
         )
         .with_protocol_version(ProtocolVersion::V_2025_11_25),
     );
-    let client: RunningService<RoleClient, Handler> = match lifecycle() {
-        Some(discover) => handler.serve_with_lifecycle(transport, discover).await?,
-        None => handler.serve(transport).await?,
+    // Over stdio (`check-client --transport stdio`) the grader hands over the server's
+    // command, which the client spawns.
+    let client = if std::env::var("MCP_CONFORMANCE_TRANSPORT").as_deref() == Ok("stdio") {
+        let words: Vec<String> =
+            serde_json::from_str(&std::env::var("MCP_CONFORMANCE_SERVER_COMMAND")?)?;
+        let (program, args) = words.split_first().ok_or("an empty server command")?;
+        let mut command = tokio::process::Command::new(program);
+        command.args(args);
+        session(handler, TokioChildProcess::new(command)?).await?
+    } else {
+        session(
+            handler,
+            StreamableHttpClientTransport::from_uri(url.to_string()),
+        )
+        .await?
     };
     match scenario {
         "initialize" => {}
@@ -167,6 +178,21 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
     }
     client.cancel().await?;
     Ok(())
+}
+
+/// A session over `transport`: initialized, or at 2026-07-28 discovered.
+async fn session<T, E, A>(
+    handler: Handler,
+    transport: T,
+) -> Result<RunningService<RoleClient, Handler>, Box<dyn std::error::Error>>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    Ok(match lifecycle() {
+        Some(discover) => handler.serve_with_lifecycle(transport, discover).await?,
+        None => handler.serve(transport).await?,
+    })
 }
 
 /// The suite says which revision it grades at; 2026-07-28 has no `initialize`, so there the

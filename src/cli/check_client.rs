@@ -47,7 +47,14 @@ pub async fn run(args: &CheckClientArgs) -> i32 {
             }
         },
     };
-    let client = ClientCommand::new(program).args(rest).timeout(args.timeout);
+    let mut client = ClientCommand::new(program)
+        .args(rest)
+        .timeout(args.timeout)
+        .transport(args.transport);
+    // Over stdio the scenario's server is this program's own `stdio --attach`.
+    if let Ok(me) = std::env::current_exe() {
+        client = client.stdio_server_program(me);
+    }
     let mut runs = Vec::new();
     let mut unjudged = 0;
     for planned in planned {
@@ -79,6 +86,14 @@ pub async fn run(args: &CheckClientArgs) -> i32 {
                 } else {
                     "the scenario does not apply at this revision"
                 }
+            );
+            continue;
+        }
+        if !scenario.runs_over(args.transport) {
+            println!(
+                "SKIPPED  {:<41} {} (graded over HTTP only: it checks HTTP headers, event streams or OAuth)",
+                scenario.name(),
+                version.as_str(),
             );
             continue;
         }

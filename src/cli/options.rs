@@ -131,6 +131,13 @@ pub struct CheckClientArgs {
     /// them one after another. The report lists them in order whatever finishes first.
     #[arg(short = 'j', long, value_name = "n", default_value = "4", value_parser = parse_jobs)]
     pub jobs: usize,
+    /// How the client reaches the server: `http` (the URL as its last argument, as the
+    /// suite runs a client) or `stdio` (the server's command as its last argument, one line
+    /// for a POSIX shell, and in MCP_CONFORMANCE_SERVER_COMMAND as a JSON array; the client
+    /// spawns it). Over stdio the scenarios about HTTP headers, event streams and OAuth are
+    /// skipped, saying so.
+    #[arg(long, value_name = "transport", default_value = "http", value_parser = parse_transport)]
+    pub transport: crate::log::Transport,
     /// Write checks.json, stdout.txt and stderr.txt of each scenario under DIR/NAME/, as
     /// the suite writes them.
     #[arg(short = 'o', long = "output-dir", value_name = "dir")]
@@ -145,6 +152,14 @@ fn parse_jobs(text: &str) -> Result<usize, String> {
         Ok(n @ 1..=64) => Ok(n),
         _ => Err(format!("`{text}` is not a number of jobs from 1 to 64")),
     }
+}
+
+fn parse_transport(text: &str) -> Result<crate::log::Transport, String> {
+    use crate::log::Transport;
+    [Transport::Http, Transport::Stdio]
+        .into_iter()
+        .find(|t| t.as_str() == text)
+        .ok_or_else(|| format!("`{text}` is not a transport: `http` or `stdio`"))
 }
 
 fn parse_suite(text: &str) -> Result<crate::grade::Suite, String> {
@@ -180,8 +195,17 @@ pub struct StdioArgs {
     pub attach: Option<std::net::SocketAddr>,
     /// The secret the attach socket expects, when not in MCP_DECOY_ATTACH_TOKEN (a command
     /// line is visible to every local user).
-    #[arg(long, value_name = "token", requires = "attach")]
+    #[arg(
+        long,
+        value_name = "token",
+        requires = "attach",
+        conflicts_with = "token_file"
+    )]
     pub token: Option<String>,
+    /// A file holding that secret (its first line), for a client that does not pass its
+    /// environment on to the servers it spawns (the grader's stdio runs write one).
+    #[arg(long, value_name = "path", requires = "attach")]
+    pub token_file: Option<PathBuf>,
 }
 
 /// `mcp-decoy skill [install [--dir D]]`.

@@ -23,6 +23,8 @@ pub struct ClientCommand {
     program: OsString,
     args: Vec<OsString>,
     timeout: Duration,
+    transport: crate::log::Transport,
+    server_program: Option<OsString>,
 }
 
 impl ClientCommand {
@@ -32,7 +34,34 @@ impl ClientCommand {
             program: program.into(),
             args: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
+            transport: crate::log::Transport::Http,
+            server_program: None,
         }
+    }
+
+    /// Over stdio, the program the server's command runs (`mcp-decoy` itself, whose
+    /// `stdio --attach` serves the scenario), instead of the bridge this crate's build
+    /// compiled ([`MockMcpServer::stdio_command`](crate::MockMcpServer::stdio_command)).
+    pub fn stdio_server_program(mut self, program: impl Into<OsString>) -> Self {
+        self.server_program = Some(program.into());
+        self
+    }
+
+    pub(super) fn server_program(&self) -> Option<&std::ffi::OsStr> {
+        self.server_program.as_deref()
+    }
+
+    /// How the client reaches the server (default [`Transport::Http`](crate::log::Transport::Http),
+    /// the URL as its last argument); [`Transport::Stdio`](crate::log::Transport::Stdio) hands it
+    /// the server's command instead, which it spawns.
+    pub fn transport(mut self, transport: crate::log::Transport) -> Self {
+        self.transport = transport;
+        self
+    }
+
+    /// The transport it is graded over.
+    pub fn transport_used(&self) -> crate::log::Transport {
+        self.transport
     }
 
     /// An argument before the server URL.
@@ -63,13 +92,14 @@ impl ClientCommand {
             .join(" ")
     }
 
-    /// Runs the client against `url` with `env` and waits for it, at most the timeout.
-    pub(super) fn run(&self, url: &str, env: &[(&'static str, String)]) -> ClientRun {
+    /// Runs the client with `target` (the URL, or the server's command line) as its last
+    /// argument and `env`, and waits for it, at most the timeout.
+    pub(super) fn run(&self, target: &str, env: &[(&'static str, String)]) -> ClientRun {
         let started = Instant::now();
         let mut command = Command::new(&self.program);
         command
             .args(&self.args)
-            .arg(url)
+            .arg(target)
             .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

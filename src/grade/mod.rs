@@ -4,13 +4,13 @@
 //! the suite's checks (ids, statuses, spec references) read from the capture, with the
 //! verdict the suite's CLI gives.
 //!
-//! Scenarios graded so far: every one of the suite's that is not `auth/*` (`initialize`,
-//! `tools_call`, `elicitation-sep1034-client-defaults`, `sse-retry`, `request-metadata`,
-//! `sep-2322-client-request-state`, the three `http-*-headers`, `json-schema-ref-no-deref`,
-//! `json-schema-2020-12-preservation`) and its 27 `auth/*` ones of the spec timeline
-//! (discovery, CIMD, scopes, token endpoint auth, pre-registration, the 2025-03-26
-//! backcompat, resource and issuer validation, offline access, authorization server
-//! migration); see `docs/grading.md` for the extensions' ones, still to come.
+//! Every client scenario of the suite is graded (0.2.0-alpha.12): the 38 of the spec
+//! timeline (lifecycle, tools, elicitation, SSE retry, request metadata, MRTR, HTTP headers,
+//! JSON Schema, and 27 `auth/*` ones) and the 10 of its extensions (client credentials,
+//! enterprise-managed authorization, DPoP, workload identity, skills); `docs/grading.md`
+//! lists them. A client program runs over HTTP, as the suite runs it, or over stdio
+//! ([`ClientCommand::transport`]); a Rust client in a test can also connect over the
+//! in-memory duplex ([`Scenario::runs_over`] says which scenarios run off HTTP).
 //!
 //! # Example
 //! ```
@@ -34,6 +34,7 @@ mod client;
 mod report;
 mod requirements;
 mod scenarios;
+mod transport;
 mod wire;
 
 pub use baseline::{Baseline, BaselineEntry, BaselineVerdict};
@@ -41,7 +42,9 @@ pub use check::{Check, CheckStatus, SpecReference};
 pub use client::{ClientCommand, ClientRun};
 pub use report::Report;
 pub use requirements::Requirements;
+pub use transport::{SERVER_COMMAND_ENV, TRANSPORT_ENV};
 
+use crate::log::Transport;
 use crate::{MockMcpServer, ProtocolVersion};
 use scenarios::{List, PLAYS, Play};
 
@@ -112,6 +115,13 @@ impl Scenario {
     /// What it tests, in the suite's words.
     pub fn description(&self) -> &'static str {
         self.play.description
+    }
+
+    /// Whether it can be graded over `transport`: every scenario over HTTP; over stdio and
+    /// the in-memory duplex ([`MockMcpServer::connect_duplex`] on [`Graded::server`]) those
+    /// that are not about HTTP headers, event streams or OAuth.
+    pub fn runs_over(&self, transport: Transport) -> bool {
+        transport == Transport::Http || self.play.stdio
     }
 
     /// Whether a client that exits with an error may still pass it: the scenarios where a
@@ -301,14 +311,55 @@ impl Graded {
     /// its last argument, [`env`](Self::env) in its environment), off the async workers,
     /// and reports on it: the checks, and how the client's run went, which fails the
     /// scenario when it timed out, left processes, or exited with an error.
+    ///
+    /// Over [`Transport::Stdio`] the client is handed the server's command instead (its last
+    /// argument, one line for a POSIX shell; [`SERVER_COMMAND_ENV`], a JSON array), with
+    /// `MCP_CONFORMANCE_TRANSPORT=stdio`; a scenario that does not
+    /// [run over stdio](Scenario::runs_over) fails saying so, without running the client.
     pub async fn run(&self, client: &ClientCommand) -> Report {
-        let (client, url, env) = (client.clone(), self.url(), self.env());
-        let run = tokio::task::spawn_blocking(move || client.run(&url, &env))
-            .await
-            .unwrap_or_else(|error| ClientRun {
-                failure: Some(format!("the client's runner failed: {error}")),
-                ..ClientRun::default()
-            });
+        let mut env = self.env();
+        let transport = client.transport_used();
+        env.push((TRANSPORT_ENV, transport.as_str().to_string()));
+        let refused = |failure: String| ClientRun {
+            failure: Some(failure),
+            ..ClientRun::default()
+        };
+        let (target, stdio) = match transport {
+            Transport::Http => (self.url(), None),
+            Transport::Memory => {
+                return self.judge(Some(refused(
+                    "a client program cannot use the in-memory duplex: connect in-process with `graded.server().connect_duplex()`".into(),
+                )));
+            }
+            Transport::Stdio => {
+                if !self.scenario.runs_over(Transport::Stdio) {
+                    return self.judge(Some(refused(format!(
+                        "{} is graded over HTTP only: it checks HTTP headers, event streams or OAuth",
+                        self.scenario.name()
+                    ))));
+                }
+                match transport::StdioTarget::of(&self.server, client.server_program()) {
+                    Ok(target) => {
+                        env.push((SERVER_COMMAND_ENV, target.json()));
+                        (target.line(), Some(target))
+                    }
+                    Err(failure) => return self.judge(Some(refused(failure))),
+                }
+            }
+        };
+        let client = client.clone();
+        let run = tokio::task::spawn_blocking(move || {
+            let run = client.run(&target, &env);
+            if let Some(stdio) = stdio {
+                stdio.remove();
+            }
+            run
+        })
+        .await
+        .unwrap_or_else(|error| ClientRun {
+            failure: Some(format!("the client's runner failed: {error}")),
+            ..ClientRun::default()
+        });
         self.judge(Some(run))
     }
 

@@ -352,3 +352,43 @@ async fn jobs_run_scenarios_at_once_and_report_them_in_order() {
     let _ = std::fs::remove_dir_all(&together);
     let _ = std::fs::remove_dir_all(&apart);
 }
+
+// Over stdio the grader is the server too: the client spawns `mcp-decoy stdio --attach ..`
+// from the command it is handed, and the HTTP-only scenarios are skipped, saying so.
+#[tokio::test]
+async fn over_stdio_the_client_spawns_the_app_and_http_only_scenarios_are_skipped() {
+    let client = example_client();
+    let output = check_client(
+        &[
+            "--transport",
+            "stdio",
+            "--scenario",
+            "tools_call",
+            "--scenario",
+            "sse-retry",
+            "--scenario",
+            "sep-2640-client-verify-digest",
+        ],
+        &[client.to_str().expect("a UTF-8 path")],
+    )
+    .await;
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("PASSED   tools_call"), "{text}");
+    assert!(
+        text.contains("PASSED   sep-2640-client-verify-digest"),
+        "{text}"
+    );
+    assert!(
+        text.contains("SKIPPED  sse-retry") && text.contains("graded over HTTP only"),
+        "{text}"
+    );
+    assert!(text.contains("2 of 2 scenario runs passed"), "{text}");
+
+    let refused = check_client(&["--transport", "sse"], &["true"]).await;
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("`sse` is not a transport"),
+        "{refused:?}"
+    );
+}

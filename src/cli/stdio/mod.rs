@@ -38,7 +38,17 @@ async fn bridge(
 /// Runs the command and returns the process's exit status.
 pub async fn run(args: &StdioArgs, config_dir: &Path) -> i32 {
     if let Some(addr) = args.attach {
-        let token = args.token.clone().or_else(|| {
+        let from_file = match &args.token_file {
+            None => None,
+            Some(path) => match bridge::token_from_file(path) {
+                Ok(token) => Some(token),
+                Err(error) => {
+                    eprintln!("mcp-decoy stdio: --token-file {}: {error}", path.display());
+                    return 2;
+                }
+            },
+        };
+        let token = args.token.clone().or(from_file).or_else(|| {
             std::env::var(ATTACH_TOKEN_ENV)
                 .ok()
                 .filter(|t| !t.is_empty())

@@ -60,6 +60,9 @@ pub(super) struct Play {
     /// (`wire-schema-valid`): its scenario servers built on its mock server do, the ones
     /// that answer raw HTTP by hand (`initialize`) do not.
     pub(super) wire: bool,
+    /// It can be graded over stdio (and the in-memory duplex): it is not about HTTP
+    /// headers, event streams or OAuth.
+    pub(super) stdio: bool,
     /// The server speaks only the era of the revision graded at, as the suite's
     /// authorization scenario servers do (a stateless 2026-07-28 server refuses
     /// `initialize`; a 2025 one knows no `server/discover`).
@@ -78,6 +81,7 @@ impl Play {
     ) -> Play {
         Play {
             pins_era: true,
+            stdio: false,
             ..Play::plain(name, description, introduced_in, serve, judge)
         }
     }
@@ -103,6 +107,7 @@ impl Play {
             allow_client_error: false,
             judge,
             wire: false,
+            stdio: true,
             pins_era: false,
         }
     }
@@ -159,6 +164,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: lifecycle::initialize_checks,
         wire: false,
+        stdio: true,
         pins_era: false,
     },
     Play {
@@ -173,6 +179,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: tools::tools_call_checks,
         wire: true,
+        stdio: true,
         pins_era: false,
     },
     Play {
@@ -187,6 +194,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: elicitation::checks,
         wire: false,
+        stdio: true,
         pins_era: false,
     },
     Play {
@@ -201,6 +209,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: sse_retry::checks,
         wire: false,
+        stdio: false,
         pins_era: false,
     },
     Play {
@@ -215,6 +224,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: request_metadata::checks,
         wire: false,
+        stdio: false,
         pins_era: false,
     },
     Play::auth(
@@ -492,6 +502,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: request_state::checks,
         wire: false,
+        stdio: true,
         pins_era: false,
     },
     Play {
@@ -506,6 +517,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: standard_headers::checks,
         wire: false,
+        stdio: false,
         pins_era: false,
     },
     Play {
@@ -520,6 +532,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: custom_headers::checks,
         wire: false,
+        stdio: false,
         pins_era: false,
     },
     Play {
@@ -534,6 +547,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: true,
         judge: custom_headers::invalid_checks,
         wire: false,
+        stdio: false,
         pins_era: false,
     },
     Play {
@@ -548,6 +562,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: json_schema::checks,
         wire: false,
+        stdio: true,
         pins_era: false,
     },
     Play {
@@ -562,6 +577,7 @@ pub(super) const PLAYS: &[Play] = &[
         allow_client_error: false,
         judge: preservation::checks,
         wire: true,
+        stdio: true,
         pins_era: false,
     },
     Play::skills(

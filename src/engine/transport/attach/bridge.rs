@@ -230,22 +230,57 @@ pub(crate) fn read_frame(read: &mut impl Read) -> io::Result<Option<(u8, Vec<u8>
     Ok(Some((head[0], payload)))
 }
 
-/// The program the build script makes of this file: `stdio --attach ADDR`, the token in
-/// [`TOKEN_ENV`], as the app's `mcp-decoy stdio --attach` takes them.
+/// The attach token in the first line of `path` (the grader writes it there, readable by
+/// its owner only, for clients that do not pass their environment on).
+#[cfg(any(mcp_decoy_bridge, feature = "decoy-cli"))]
+pub(crate) fn token_from_file(path: &std::path::Path) -> io::Result<String> {
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(4096)
+        .read_to_string(&mut text)?;
+    let token = text.lines().next().unwrap_or_default().trim().to_string();
+    if token.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the file holds no token",
+        ));
+    }
+    Ok(token)
+}
+
+/// The program the build script makes of this file: `stdio --attach ADDR [--token-file
+/// PATH]`, the token in [`TOKEN_ENV`] or that file, as the app's `mcp-decoy stdio --attach`
+/// takes them.
 #[cfg(mcp_decoy_bridge)]
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let addr = match args.as_slice() {
-        [stdio, attach, addr] if stdio == "stdio" && attach == "--attach" => addr.parse().ok(),
-        _ => None,
+    let (addr, token_file) = match args.as_slice() {
+        [stdio, attach, addr] if stdio == "stdio" && attach == "--attach" => {
+            (addr.parse().ok(), None)
+        }
+        [stdio, attach, addr, flag, file]
+            if stdio == "stdio" && attach == "--attach" && flag == "--token-file" =>
+        {
+            (addr.parse().ok(), Some(std::path::PathBuf::from(file)))
+        }
+        _ => (None, None),
     };
     let Some(addr) = addr else {
         eprintln!(
-            "mcp-decoy stdio: usage: stdio --attach ADDR (the token in {TOKEN_ENV}); got {args:?}"
+            "mcp-decoy stdio: usage: stdio --attach ADDR [--token-file PATH] (else the token in {TOKEN_ENV}); got {args:?}"
         );
         std::process::exit(2);
     };
-    let Some(token) = std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty()) else {
+    let from_file = match token_file.as_deref().map(token_from_file) {
+        None => None,
+        Some(Ok(token)) => Some(token),
+        Some(Err(error)) => {
+            eprintln!("mcp-decoy stdio: --token-file: {error}");
+            std::process::exit(2);
+        }
+    };
+    let Some(token) = from_file.or_else(|| std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty()))
+    else {
         eprintln!("mcp-decoy stdio: --attach needs the attach socket's token in {TOKEN_ENV}");
         std::process::exit(2);
     };
