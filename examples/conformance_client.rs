@@ -23,10 +23,9 @@
 //! ```
 
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, CustomRequest,
-    CustomResult, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
-    GetPromptRequestParams, Implementation, ProtocolVersion, ReadResourceRequestParams,
-    ServerResult,
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationCapability, GetPromptRequestParams, Implementation,
+    ProtocolVersion, ReadResourceRequestParams, Skill, SkillResources,
 };
 use rmcp::service::ClientInitializeError;
 use rmcp::service::{RequestContext, RoleClient, RunningService};
@@ -164,14 +163,14 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
         }
         // A host that lists skills and loads one only when needed, verifying its SKILL.md.
         "sep-2640-client-no-prefetch" => {
-            skills_list(&client).await?;
+            client.list_skills(None).await?;
         }
         name if name.starts_with("sep-2640-client-verify-") => {
-            let entries = skills_list(&client).await?;
-            let entry = entries.first().ok_or("skills/list lists no skill")?;
-            match load_skill(&client, entry).await {
-                Ok(()) => println!("loaded {}", entry["uri"]),
-                Err(rejected) => eprintln!("rejected {}: {rejected}", entry["uri"]),
+            let listed = client.list_skills(None).await?;
+            let skill = listed.skills.first().ok_or("skills/list lists no skill")?;
+            match load_skill(&client, skill).await {
+                Ok(()) => println!("loaded {}", skill.uri),
+                Err(rejected) => eprintln!("rejected {}: {rejected}", skill.uri),
             }
         }
         other => return Err(format!("no handler for scenario `{other}`").into()),
@@ -607,47 +606,34 @@ async fn call(
     Ok(text.map(|t| t.text.clone()).unwrap_or_default())
 }
 
-/// The entries of `skills/list` (the skills extension, SEP-2640), which rmcp sends as a
-/// custom request.
-async fn skills_list(
-    client: &RunningService<RoleClient, Handler>,
-) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
-    let request = ClientRequest::CustomRequest(CustomRequest::new("skills/list", Some(json!({}))));
-    let result = match client.send_request(request).await? {
-        ServerResult::CustomResult(CustomResult(value)) => value,
-        other => serde_json::to_value(other)?,
-    };
-    Ok(result["skills"].as_array().cloned().unwrap_or_default())
-}
-
-/// Loads a skill as a host must: reads its SKILL.md, refuses it unless its size, SHA-256
-/// digest and frontmatter are the ones the entry gives, and only then reads its other files.
+/// A host's load of a skill (SEP-2640, "Integrity and Verification"), on rmcp's skills
+/// API: the entry checked with `Skill::validate`, SKILL.md read and checked against its
+/// size and digest (`SkillResource::verify`) and its frontmatter against the entry's, and
+/// only then the skill's other files, each verified too.
 async fn load_skill(
     client: &RunningService<RoleClient, Handler>,
-    entry: &Value,
+    skill: &Skill,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let uri = entry["uri"].as_str().ok_or("an entry without a uri")?;
-    let listed = entry["resources"]
-        .as_array()
-        .ok_or("an entry without resources")?;
-    let text = read_text(client, uri).await?;
-    let manifest = listed
+    skill.validate()?;
+    let SkillResources::Files(files) = &skill.resources else {
+        return Err("a dynamic skill publishes no manifest to verify against".into());
+    };
+    let manifest = files
         .iter()
-        .find(|r| r["uri"] == uri)
+        .find(|f| f.uri == skill.uri)
         .ok_or("the entry lists no digest for its SKILL.md")?;
-    verify(&text, manifest)?;
-    let frontmatter = frontmatter(&text)?;
-    if Value::Object(frontmatter.clone()) != entry["frontmatter"] {
+    let text = read_text(client, &skill.uri).await?;
+    manifest.verify(text.as_bytes())?;
+    let listed = serde_json::to_value(&skill.frontmatter)?;
+    let read = Value::Object(frontmatter(&text)?);
+    if read != listed {
         return Err(format!(
-            "the frontmatter differs from the entry's: file {} vs entry {}",
-            Value::Object(frontmatter),
-            entry["frontmatter"]
+            "the frontmatter differs from the entry's: file {read}, entry {listed}"
         )
         .into());
     }
-    for file in listed.iter().filter(|r| r["uri"] != uri) {
-        let file_uri = file["uri"].as_str().ok_or("a file without a uri")?;
-        verify(&read_text(client, file_uri).await?, file)?;
+    for file in files.iter().filter(|f| f.uri != skill.uri) {
+        file.verify(read_text(client, &file.uri).await?.as_bytes())?;
     }
     Ok(())
 }
@@ -663,33 +649,8 @@ async fn read_text(
     Ok(contents[0]["text"].as_str().ok_or("no text")?.to_string())
 }
 
-/// The size first (a mismatch needs no hashing), then the digest.
-fn verify(text: &str, listed: &Value) -> Result<(), Box<dyn std::error::Error>> {
-    use sha2::Digest as _;
-    if listed["size"].as_u64() != Some(text.len() as u64) {
-        return Err(format!(
-            "{} has {} bytes, listed as {}",
-            listed["uri"],
-            text.len(),
-            listed["size"]
-        )
-        .into());
-    }
-    let digest: String = sha2::Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    if listed["digest"].as_str() != Some(&format!("sha256:{digest}")) {
-        return Err(format!(
-            "{} does not match its digest {}",
-            listed["uri"], listed["digest"]
-        )
-        .into());
-    }
-    Ok(())
-}
-
-/// A SKILL.md's frontmatter, its string fields (all the suite's skills have).
+/// A SKILL.md's frontmatter, its string fields (all the suite's skills have), to compare
+/// with the entry's (rmcp reads no SKILL.md).
 fn frontmatter(text: &str) -> Result<Map<String, Value>, Box<dyn std::error::Error>> {
     let body = text.strip_prefix("---\n").ok_or("no frontmatter")?;
     let (yaml, _) = body.split_once("\n---").ok_or("unclosed frontmatter")?;
