@@ -23,9 +23,10 @@
 //! ```
 
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ElicitationCapability, GetPromptRequestParams, Implementation,
-    ProtocolVersion, ReadResourceRequestParams, Skill, SkillResources,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ClientRequest,
+    CustomRequest, CustomResult, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, GetPromptRequestParams, GetTaskParams, Implementation, ProtocolVersion,
+    ReadResourceRequestParams, ServerResult, Skill, SkillResources,
 };
 use rmcp::service::ClientInitializeError;
 use rmcp::service::{RequestContext, RoleClient, RunningService};
@@ -57,7 +58,9 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
     if scenario.starts_with("auth/") {
         return authorized(url).await;
     }
-    let mut capabilities = ClientCapabilities::default();
+    // The tasks extension, which a 2026-07-28 task-only tool asks the client to declare.
+    let mut capabilities: ClientCapabilities =
+        serde_json::from_value(json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } }))?;
     capabilities.elicitation = Some(ElicitationCapability::new());
     let handler = Handler(
         ClientConfig::new(
@@ -172,6 +175,16 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
                 Ok(()) => println!("loaded {}", skill.uri),
                 Err(rejected) => eprintln!("rejected {}: {rejected}", skill.uri),
             }
+        }
+        // mcp-decoy's own: run the task-only tool as a task and poll it to its end, keeping
+        // the interval it gives (rmcp speaks the 2026-07-28 extension; 2025-11-25 by hand).
+        "tasks-client-poll" => {
+            let text = if lifecycle().is_some() {
+                modern_task(&client).await?
+            } else {
+                legacy_task(&client).await?
+            };
+            println!("{text}");
         }
         other => return Err(format!("no handler for scenario `{other}`").into()),
     }
@@ -604,6 +617,80 @@ async fn call(
     let result = client.call_tool(call).await?;
     let text = result.content.first().and_then(|c| c.as_text());
     Ok(text.map(|t| t.text.clone()).unwrap_or_default())
+}
+
+/// The 2026-07-28 tasks extension on rmcp: the call answers a task, `tasks/get` follows it
+/// (rmcp names it in `Mcp-Name`) every `pollIntervalMs` until it ends.
+async fn modern_task(
+    client: &RunningService<RoleClient, Handler>,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let CallToolResponse::Task(created) = client
+        .call_tool_once(CallToolRequestParams::new("slow_job"))
+        .await?
+    else {
+        return Err("slow_job did not answer a task".into());
+    };
+    let id = created.task.task_id;
+    let mut interval = created.task.poll_interval_ms.unwrap_or(1000);
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(interval)).await;
+        let polled = client.get_task(GetTaskParams::new(&id)).await?;
+        let task = serde_json::to_value(&polled)?;
+        interval = task["pollIntervalMs"].as_u64().unwrap_or(interval);
+        match task["status"].as_str() {
+            Some("completed") => return Ok(task["result"].to_string()),
+            Some(status @ ("failed" | "cancelled")) => {
+                return Err(format!("the task {status}").into());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// 2025-11-25 tasks, which rmcp does not send: `tools/call` with `params.task`, `tasks/get`
+/// every `pollInterval` until the task ends, then `tasks/result`.
+async fn legacy_task(
+    client: &RunningService<RoleClient, Handler>,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let created = custom(
+        client,
+        "tools/call",
+        json!({ "name": "slow_job", "arguments": {}, "task": { "ttl": 60000 } }),
+    )
+    .await?;
+    let id = created["task"]["taskId"]
+        .as_str()
+        .ok_or_else(|| format!("slow_job did not answer a task: {created}"))?
+        .to_string();
+    let mut interval = created["task"]["pollInterval"].as_u64().unwrap_or(1000);
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(interval)).await;
+        let task = custom(client, "tasks/get", json!({ "taskId": id })).await?;
+        interval = task["pollInterval"].as_u64().unwrap_or(interval);
+        match task["status"].as_str() {
+            Some("completed") => break,
+            Some(status @ ("failed" | "cancelled")) => {
+                return Err(format!("the task {status}").into());
+            }
+            _ => {}
+        }
+    }
+    Ok(custom(client, "tasks/result", json!({ "taskId": id }))
+        .await?
+        .to_string())
+}
+
+/// A request rmcp has no type for, its result as JSON.
+async fn custom(
+    client: &RunningService<RoleClient, Handler>,
+    method: &str,
+    params: Value,
+) -> Result<Value, Box<dyn std::error::Error>> {
+    let request = ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)));
+    Ok(match client.send_request(request).await? {
+        ServerResult::CustomResult(CustomResult(value)) => value,
+        other => serde_json::to_value(other)?,
+    })
 }
 
 /// A host's load of a skill (SEP-2640, "Integrity and Verification"), on rmcp's skills

@@ -94,14 +94,16 @@ impl Scenario {
         let list = self.play.list;
         let name = self.play.name;
         match suite {
-            Suite::All => true,
+            Suite::All => list != List::Decoy,
+            Suite::Decoy => list == List::Decoy,
             Suite::Core => list == List::Core,
             Suite::Auth => list == List::Core && name.starts_with("auth/"),
             Suite::Extensions => list == List::Extensions,
             Suite::Backcompat => list == List::Backcompat,
             Suite::Metadata => name.starts_with("auth/metadata-"),
             Suite::Draft => {
-                list != List::Extensions && self.play.introduced_in == ProtocolVersion::V2026_07_28
+                !matches!(list, List::Extensions | List::Decoy)
+                    && self.play.introduced_in == ProtocolVersion::V2026_07_28
             }
             Suite::Sep835 => name.starts_with("auth/scope-"),
         }
@@ -217,11 +219,14 @@ pub enum Suite {
     Draft,
     /// The `auth/scope-*` scenarios (SEP-835, scope selection and step-up).
     Sep835,
+    /// mcp-decoy's own scenarios, beyond the suite (tasks); in no list of the suite's, so
+    /// not in `all` either.
+    Decoy,
 }
 
 impl Suite {
     /// Every list, as the suite's CLI names them.
-    pub const ALL: [Suite; 8] = [
+    pub const ALL: [Suite; 9] = [
         Suite::All,
         Suite::Core,
         Suite::Extensions,
@@ -230,9 +235,11 @@ impl Suite {
         Suite::Metadata,
         Suite::Draft,
         Suite::Sep835,
+        Suite::Decoy,
     ];
 
-    /// `all`, `core`, `extensions`, `backcompat`, `auth`, `metadata`, `draft` or `sep-835`.
+    /// `all`, `core`, `extensions`, `backcompat`, `auth`, `metadata`, `draft`, `sep-835` or
+    /// `decoy`.
     pub fn as_str(self) -> &'static str {
         match self {
             Suite::All => "all",
@@ -243,6 +250,7 @@ impl Suite {
             Suite::Metadata => "metadata",
             Suite::Draft => "draft",
             Suite::Sep835 => "sep-835",
+            Suite::Decoy => "decoy",
         }
     }
 

@@ -13,6 +13,7 @@ mod request_state;
 mod skills;
 mod sse_retry;
 mod standard_headers;
+mod tasks;
 mod tools;
 
 use serde_json::Value;
@@ -34,6 +35,8 @@ pub(super) enum List {
     Extensions,
     /// In `all` only (and `draft` when 2026-07-28 introduced it).
     Other,
+    /// mcp-decoy's own, beyond the suite: in `decoy` only, never in the suite's lists.
+    Decoy,
 }
 
 /// One scenario: its name, where it applies on the spec timeline, what it serves and how it
@@ -607,6 +610,14 @@ pub(super) const PLAYS: &[Play] = &[
         skills::verify_frontmatter_checks,
     )
     .allowing_client_error(),
+    Play::plain(
+        "tasks-client-poll",
+        "Tests that a client runs a task-only tool as a task, polls it to a terminal status keeping its poll interval, stops, and names the task in Mcp-Name (2026-07-28); mcp-decoy's own",
+        ProtocolVersion::V2025_11_25,
+        tasks::server,
+        tasks::checks,
+    )
+    .in_list(List::Decoy),
 ];
 
 fn nothing(_: &MockMcpServer) -> Result<(), crate::Error> {
