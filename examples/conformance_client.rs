@@ -28,6 +28,7 @@ use rmcp::model::{
     ElicitationCapability, GetPromptRequestParams, GetTaskParams, Implementation, ProtocolVersion,
     ReadResourceRequestParams, ServerResult, Skill, SkillResources,
 };
+use rmcp::model::{CancelTaskParams, UpdateTaskParams};
 use rmcp::service::ClientInitializeError;
 use rmcp::service::{RequestContext, RoleClient, RunningService};
 use rmcp::transport::auth::{AuthClient, AuthError, AuthorizationRequest, OAuthState};
@@ -178,11 +179,16 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
         }
         // mcp-decoy's own: run the task-only tool as a task and poll it to its end, keeping
         // the interval it gives (rmcp speaks the 2026-07-28 extension; 2025-11-25 by hand).
-        "tasks-client-poll" => {
+        "tasks-client-poll" | "tasks-client-input" | "tasks-client-cancel" => {
+            let (tool, cancel) = match scenario {
+                "tasks-client-poll" => ("slow_job", false),
+                "tasks-client-input" => ("confirm_job", false),
+                _ => ("endless_job", true),
+            };
             let text = if lifecycle().is_some() {
-                modern_task(&client).await?
+                modern_task(&client, tool, cancel).await?
             } else {
-                legacy_task(&client).await?
+                legacy_task(&client, tool, cancel).await?
             };
             println!("{text}");
         }
@@ -620,27 +626,45 @@ async fn call(
 }
 
 /// The 2026-07-28 tasks extension on rmcp: the call answers a task, `tasks/get` follows it
-/// (rmcp names it in `Mcp-Name`) every `pollIntervalMs` until it ends.
+/// (rmcp names it in `Mcp-Name`) every `pollIntervalMs` until it ends, input it asks for is
+/// answered with `tasks/update` (each field's default, as a user who changes nothing); with
+/// `cancel`, the task is cancelled after the first poll and polled once more.
 async fn modern_task(
     client: &RunningService<RoleClient, Handler>,
+    tool: &'static str,
+    cancel: bool,
 ) -> Result<String, Box<dyn std::error::Error>> {
     let CallToolResponse::Task(created) = client
-        .call_tool_once(CallToolRequestParams::new("slow_job"))
+        .call_tool_once(CallToolRequestParams::new(tool))
         .await?
     else {
-        return Err("slow_job did not answer a task".into());
+        return Err(format!("{tool} did not answer a task").into());
     };
     let id = created.task.task_id;
     let mut interval = created.task.poll_interval_ms.unwrap_or(1000);
+    let mut polled_once = false;
     loop {
         tokio::time::sleep(std::time::Duration::from_millis(interval)).await;
+        if cancel && polled_once {
+            client.cancel_task(CancelTaskParams::new(&id)).await?;
+        }
         let polled = client.get_task(GetTaskParams::new(&id)).await?;
+        polled_once = true;
         let task = serde_json::to_value(&polled)?;
         interval = task["pollIntervalMs"].as_u64().unwrap_or(interval);
         match task["status"].as_str() {
             Some("completed") => return Ok(task["result"].to_string()),
-            Some(status @ ("failed" | "cancelled")) => {
-                return Err(format!("the task {status}").into());
+            Some(status @ ("failed" | "cancelled")) => return Ok(format!("the task {status}")),
+            Some("input_required") => {
+                let answers = task["inputRequests"]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(key, request)| (key.clone(), accept_defaults(&request["params"])))
+                    .collect();
+                client
+                    .update_task(UpdateTaskParams::new(&id, answers))
+                    .await?;
             }
             _ => {}
         }
@@ -648,19 +672,23 @@ async fn modern_task(
 }
 
 /// 2025-11-25 tasks, which rmcp does not send: `tools/call` with `params.task`, `tasks/get`
-/// every `pollInterval` until the task ends, then `tasks/result`.
+/// every `pollInterval` until the task ends, then `tasks/result`; on `input_required`,
+/// `tasks/result` at once, whose stream brings the requests (the handler answers them);
+/// with `cancel`, `tasks/cancel` after the first poll.
 async fn legacy_task(
     client: &RunningService<RoleClient, Handler>,
+    tool: &'static str,
+    cancel: bool,
 ) -> Result<String, Box<dyn std::error::Error>> {
     let created = custom(
         client,
         "tools/call",
-        json!({ "name": "slow_job", "arguments": {}, "task": { "ttl": 60000 } }),
+        json!({ "name": tool, "arguments": {}, "task": { "ttl": 60000 } }),
     )
     .await?;
     let id = created["task"]["taskId"]
         .as_str()
-        .ok_or_else(|| format!("slow_job did not answer a task: {created}"))?
+        .ok_or_else(|| format!("{tool} did not answer a task: {created}"))?
         .to_string();
     let mut interval = created["task"]["pollInterval"].as_u64().unwrap_or(1000);
     loop {
@@ -668,9 +696,11 @@ async fn legacy_task(
         let task = custom(client, "tasks/get", json!({ "taskId": id })).await?;
         interval = task["pollInterval"].as_u64().unwrap_or(interval);
         match task["status"].as_str() {
-            Some("completed") => break,
-            Some(status @ ("failed" | "cancelled")) => {
-                return Err(format!("the task {status}").into());
+            Some("completed" | "input_required") => break,
+            Some(status @ ("failed" | "cancelled")) => return Ok(format!("the task {status}")),
+            _ if cancel => {
+                let cancelled = custom(client, "tasks/cancel", json!({ "taskId": id })).await?;
+                return Ok(format!("the task {}", cancelled["status"]));
             }
             _ => {}
         }
@@ -678,6 +708,17 @@ async fn legacy_task(
     Ok(custom(client, "tasks/result", json!({ "taskId": id }))
         .await?
         .to_string())
+}
+
+/// An elicitation accepted with the defaults its schema gives (SEP-1034).
+fn accept_defaults(params: &Value) -> Value {
+    let defaults: Map<String, Value> = params["requestedSchema"]["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, property)| Some((name.clone(), property.get("default")?.clone())))
+        .collect();
+    json!({ "action": "accept", "content": defaults })
 }
 
 /// A request rmcp has no type for, its result as JSON.

@@ -618,6 +618,22 @@ pub(super) const PLAYS: &[Play] = &[
         tasks::checks,
     )
     .in_list(List::Decoy),
+    Play::plain(
+        "tasks-client-input",
+        "Tests that a client answers the input a task asks for mid-task (input_required: the request on the tasks/result stream at 2025-11-25, tasks/update at 2026-07-28) and follows the task to its end; mcp-decoy's own",
+        ProtocolVersion::V2025_11_25,
+        tasks::input_server,
+        tasks::input_checks,
+    )
+    .in_list(List::Decoy),
+    Play::plain(
+        "tasks-client-cancel",
+        "Tests that a client cancels a task that never ends with tasks/cancel, and stops polling once it is cancelled; mcp-decoy's own",
+        ProtocolVersion::V2025_11_25,
+        tasks::cancel_server,
+        tasks::cancel_checks,
+    )
+    .in_list(List::Decoy),
 ];
 
 fn nothing(_: &MockMcpServer) -> Result<(), crate::Error> {

@@ -1,8 +1,10 @@
-//! `tasks-client-poll`, mcp-decoy's own (the suite has no tasks client scenario,
-//! conformance#374): a tool that runs only as a task; the client calls it, polls the task to
-//! its end keeping the interval it was given, and stops. Both generations: 2025-11-25
-//! (`params.task`, `tasks/get`, `tasks/result`; `basic/utilities/tasks`) and the 2026-07-28
-//! extension (`CreateTaskResult`, `tasks/get` with `Mcp-Name`; `extensions/tasks`).
+//! mcp-decoy's own tasks scenarios (the suite has none, conformance#374), each a tool that
+//! runs only as a task: `tasks-client-poll` (poll it to its end keeping the interval, then
+//! stop), `tasks-client-input` (answer the input it asks for mid-task),
+//! `tasks-client-cancel` (cancel one that never ends). Both generations: 2025-11-25
+//! (`params.task`, `tasks/get`, `tasks/result`, `tasks/cancel`; `basic/utilities/tasks`)
+//! and the 2026-07-28 extension (`CreateTaskResult`, `tasks/get`, `tasks/update`,
+//! `tasks/cancel`, with `Mcp-Name`; `extensions/tasks`), judged from the capture.
 
 use std::time::Duration;
 
@@ -11,15 +13,24 @@ use serde_json::{Value, json};
 
 use crate::grade::check::{Check, CheckStatus, SpecReference};
 use crate::log::{Entry, Log, Transport};
-use crate::spec::{TaskSpec, TaskSupport};
+use crate::spec::{AskMethod, TaskFaults, TaskSpec, TaskSupport};
 use crate::{MockMcpServer, MockMcpServerBuilder, ProtocolVersion, Tool};
 
 const TOOL: &str = "slow_job";
+const INPUT_TOOL: &str = "confirm_job";
+const CANCEL_TOOL: &str = "endless_job";
 /// The interval the task asks for; short, so a run takes about half a second.
 const POLL_INTERVAL_MS: u64 = 100;
 /// Network jitter a poll may arrive early by and still have kept the interval.
 const SLACK: Duration = Duration::from_millis(5);
 const TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
+
+fn task_only() -> TaskSpec {
+    TaskSpec {
+        poll_interval_ms: POLL_INTERVAL_MS,
+        ..TaskSpec::new(TaskSupport::Required)
+    }
+}
 
 pub(super) fn server() -> MockMcpServerBuilder {
     MockMcpServer::builder()
@@ -27,12 +38,44 @@ pub(super) fn server() -> MockMcpServerBuilder {
         .tool(
             Tool::new(TOOL)
                 .description("A job that runs only as a task, for about half a second")
-                .task_with(TaskSpec {
-                    poll_interval_ms: POLL_INTERVAL_MS,
-                    ..TaskSpec::new(TaskSupport::Required)
-                })
+                .task_with(task_only())
                 .delay(Duration::from_millis(500))
                 .respond_with(json!({ "content": [{ "type": "text", "text": "job done" }] })),
+        )
+}
+
+pub(super) fn input_server() -> MockMcpServerBuilder {
+    MockMcpServer::builder()
+        .name("tasks-client-input-server")
+        .tool(
+            Tool::new(INPUT_TOOL)
+                .description("A job that runs only as a task and asks for a confirmation mid-task")
+                .task_with(task_only())
+                .ask(
+                    "confirm",
+                    AskMethod::Elicitation,
+                    json!({ "message": "Go on with the job?", "requestedSchema": { "type": "object",
+                    "properties": { "confirmed": { "type": "boolean", "default": true } },
+                    "required": ["confirmed"] } }),
+                )
+                .respond_with(json!({ "content": [{ "type": "text",
+                "text": "confirmed: ${answers.confirm.content.confirmed}" }] })),
+        )
+}
+
+pub(super) fn cancel_server() -> MockMcpServerBuilder {
+    MockMcpServer::builder()
+        .name("tasks-client-cancel-server")
+        .tool(
+            Tool::new(CANCEL_TOOL)
+                .description("A job that runs only as a task and never ends: cancel it")
+                .task_with(TaskSpec {
+                    faults: TaskFaults {
+                        never_finish: true,
+                        ..TaskFaults::default()
+                    },
+                    ..task_only()
+                }),
         )
 }
 
@@ -65,13 +108,13 @@ struct Poll {
     over_http: bool,
 }
 
-fn created(log: &Log) -> Option<Created> {
+fn created(log: &Log, tool: &str) -> Option<Created> {
     log.mcp()
         .from_client()
         .method("tools/call")
         .all()
         .into_iter()
-        .filter(|m| m.params()["name"] == TOOL)
+        .filter(|m| m.params()["name"] == tool)
         .find_map(|call| {
             let result = &call.response.as_ref()?.value()["result"];
             // 2026-07-28: the task itself, flattened; 2025-11-25: under `task`.
@@ -131,50 +174,56 @@ fn result_fetched(log: &Log, id: &str) -> bool {
         })
 }
 
-pub(super) fn checks(log: &Log, version: ProtocolVersion) -> Vec<Check> {
-    let check = |id: &str, name: &str, description: &str, status| {
-        Check::new(id, name, description, status, reference(version))
-    };
-    let created_check = |status| {
-        check(
-            "tasks-client-task-created",
-            "TasksClientTaskCreated",
-            "The client calls a tool that runs only as a task as a task",
-            status,
-        )
-    };
-    let Some(task) = created(log) else {
-        let called = log
+/// What every tasks check needs: the capture, the revision, a check with the right reference.
+struct Judge<'a> {
+    log: &'a Log,
+    version: ProtocolVersion,
+}
+
+impl Judge<'_> {
+    fn check(&self, id: &str, name: &str, description: &str, status: CheckStatus) -> Check {
+        Check::new(id, name, description, status, reference(self.version))
+    }
+
+    /// `tasks-client-task-created`, and the task; without one, the checks `rest` names are
+    /// SKIPPED with the reason.
+    fn created(&self, tool: &str, rest: &[(&str, &str)]) -> Result<(Created, Check), Vec<Check>> {
+        let check = |status| {
+            self.check(
+                "tasks-client-task-created",
+                "TasksClientTaskCreated",
+                "The client calls a tool that runs only as a task as a task",
+                status,
+            )
+        };
+        if let Some(task) = created(self.log, tool) {
+            let success = check(CheckStatus::Success).details(json!({ "taskId": task.id }));
+            return Ok((task, success));
+        }
+        let called = self
+            .log
             .mcp()
             .from_client()
             .method("tools/call")
             .all()
             .into_iter()
-            .any(|m| m.params()["name"] == TOOL);
+            .any(|m| m.params()["name"] == tool);
         let why = if called {
             format!(
-                "the client called {TOOL} but not as a task ({}), so no task was created",
-                if version.is_modern() {
+                "the client called {tool} but not as a task ({}), so no task was created",
+                if self.version.is_modern() {
                     "without declaring the tasks extension in `_meta`"
                 } else {
                     "without `params.task`"
                 }
             )
         } else {
-            format!("the client never called {TOOL}")
+            format!("the client never called {tool}")
         };
-        let mut out = vec![created_check(CheckStatus::Failure).error(why.clone())];
-        for (id, name) in [
-            (
-                "tasks-client-reached-terminal",
-                "TasksClientReachedTerminal",
-            ),
-            ("tasks-client-poll-interval", "TasksClientPollInterval"),
-            ("tasks-client-stops-polling", "TasksClientStopsPolling"),
-            ("tasks-client-mcp-name", "TasksClientMcpName"),
-        ] {
+        let mut out = vec![check(CheckStatus::Failure).error(why.clone())];
+        for (id, name) in rest {
             out.push(
-                check(
+                self.check(
                     id,
                     name,
                     "Judged on the task the call creates",
@@ -183,115 +232,124 @@ pub(super) fn checks(log: &Log, version: ProtocolVersion) -> Vec<Check> {
                 .error(format!("no task to judge: {why}")),
             );
         }
-        return out;
-    };
-    let polls = polls(log, &task.id);
-    let mut out = vec![created_check(CheckStatus::Success).details(json!({ "taskId": task.id }))];
+        Err(out)
+    }
 
-    // Polled (or, in 2025-11-25, fetched) to a terminal status.
-    let first_terminal = polls
-        .iter()
-        .position(|p| p.status.as_deref().is_some_and(|s| TERMINAL.contains(&s)));
-    let fetched = !version.is_modern() && result_fetched(log, &task.id);
-    let last_seen = polls
-        .iter()
-        .rev()
-        .find_map(|p| p.status.clone())
-        .unwrap_or_else(|| "none".into());
-    let reached = check(
-        "tasks-client-reached-terminal",
-        "TasksClientReachedTerminal",
-        "The client follows the task until it reaches a terminal status (completed, failed or cancelled)",
-        if first_terminal.is_some() || fetched {
-            CheckStatus::Success
+    /// Followed (or, in 2025-11-25, fetched) to a terminal status.
+    fn reached_terminal(&self, task: &Created, polls: &[Poll]) -> Check {
+        let seen = first_terminal(polls).is_some();
+        let fetched = !self.version.is_modern() && result_fetched(self.log, &task.id);
+        let last_seen = polls
+            .iter()
+            .rev()
+            .find_map(|p| p.status.clone())
+            .unwrap_or_else(|| "none".into());
+        let check = self
+            .check(
+                "tasks-client-reached-terminal",
+                "TasksClientReachedTerminal",
+                "The client follows the task until it reaches a terminal status (completed, failed or cancelled)",
+                if seen || fetched {
+                    CheckStatus::Success
+                } else {
+                    CheckStatus::Failure
+                },
+            )
+            .details(json!({ "polls": polls.len(), "lastStatus": last_seen, "resultFetched": fetched }));
+        if seen || fetched {
+            check
         } else {
-            CheckStatus::Failure
-        },
-    )
-    .details(json!({ "polls": polls.len(), "lastStatus": last_seen, "resultFetched": fetched }));
-    out.push(if first_terminal.is_some() || fetched {
-        reached
-    } else {
-        reached.error(format!(
-            "the client stopped following task {} before it ended: {} poll(s), last status seen `{last_seen}`",
-            task.id,
-            polls.len()
-        ))
-    });
+            check.error(format!(
+                "the client stopped following task {} before it ended: {} poll(s), last status seen `{last_seen}`",
+                task.id,
+                polls.len()
+            ))
+        }
+    }
 
-    // The interval between polls.
-    let gaps: Vec<Duration> = polls
-        .windows(2)
-        .map(|pair| (pair[1].at - pair[0].at).to_std().unwrap_or_default())
-        .collect();
-    let short: Vec<u128> = gaps
-        .iter()
-        .filter(|gap| **gap + SLACK < task.interval)
-        .map(Duration::as_millis)
-        .collect();
-    let interval_ms = task.interval.as_millis();
-    let interval = check(
-        "tasks-client-poll-interval",
-        "TasksClientPollInterval",
-        "Requestors SHOULD respect the poll interval the task gives when polling",
+    /// The interval between polls.
+    fn poll_interval(&self, task: &Created, polls: &[Poll]) -> Check {
+        let gaps: Vec<Duration> = polls
+            .windows(2)
+            .map(|pair| (pair[1].at - pair[0].at).to_std().unwrap_or_default())
+            .collect();
+        let short: Vec<u128> = gaps
+            .iter()
+            .filter(|gap| **gap + SLACK < task.interval)
+            .map(Duration::as_millis)
+            .collect();
+        let interval_ms = task.interval.as_millis();
+        let check = self
+            .check(
+                "tasks-client-poll-interval",
+                "TasksClientPollInterval",
+                "Requestors SHOULD respect the poll interval the task gives when polling",
+                if short.is_empty() {
+                    CheckStatus::Success
+                } else {
+                    CheckStatus::Warning
+                },
+            )
+            .details(json!({
+                "intervalMs": interval_ms,
+                "gapsMs": gaps.iter().map(Duration::as_millis).collect::<Vec<_>>(),
+            }));
         if short.is_empty() {
-            CheckStatus::Success
+            check
         } else {
-            CheckStatus::Warning
-        },
-    )
-    .details(json!({
-        "intervalMs": interval_ms,
-        "gapsMs": gaps.iter().map(Duration::as_millis).collect::<Vec<_>>(),
-    }));
-    out.push(if short.is_empty() {
-        interval
-    } else {
-        interval.error(format!(
-            "{} of {} gaps between polls were shorter than the task's {interval_ms} ms: {short:?} ms",
-            short.len(),
-            gaps.len()
-        ))
-    });
+            check.error(format!(
+                "{} of {} gaps between polls were shorter than the task's {interval_ms} ms: {short:?} ms",
+                short.len(),
+                gaps.len()
+            ))
+        }
+    }
 
-    // No polls after the task ended.
-    let after = first_terminal.map_or(0, |at| polls.len() - at - 1);
-    let stops = check(
-        "tasks-client-stops-polling",
-        "TasksClientStopsPolling",
-        "The client stops polling once the task reached a terminal status",
+    /// No polls after the task ended.
+    fn stops_polling(&self, task: &Created, polls: &[Poll]) -> Check {
+        let after = first_terminal(polls).map_or(0, |at| polls.len() - at - 1);
+        let check = self
+            .check(
+                "tasks-client-stops-polling",
+                "TasksClientStopsPolling",
+                "The client stops polling once the task reached a terminal status",
+                if after == 0 {
+                    CheckStatus::Success
+                } else {
+                    CheckStatus::Warning
+                },
+            )
+            .details(json!({ "pollsAfterTerminal": after }));
         if after == 0 {
-            CheckStatus::Success
+            check
         } else {
-            CheckStatus::Warning
-        },
-    )
-    .details(json!({ "pollsAfterTerminal": after }));
-    out.push(if after == 0 {
-        stops
-    } else {
-        stops.error(format!(
-            "the client polled task {} {after} more time(s) after it had ended",
-            task.id
-        ))
-    });
+            check.error(format!(
+                "the client polled task {} {after} more time(s) after it had ended",
+                task.id
+            ))
+        }
+    }
 
-    // 2026-07-28: `Mcp-Name` names the task on every `tasks/get`.
-    let name = |status| {
-        check(
-            "tasks-client-mcp-name",
-            "TasksClientMcpName",
-            "A 2026-07-28 client sends Mcp-Name with the taskId on tasks/get",
-            status,
-        )
-    };
-    out.push(if !version.is_modern() {
-        name(CheckStatus::Skipped).error("2025-11-25 has no Mcp-Name header")
-    } else if polls.iter().any(|p| !p.over_http) {
-        name(CheckStatus::Skipped).error("the client polled over stdio, which has no headers")
-    } else if polls.is_empty() {
-        name(CheckStatus::Skipped).error("the client never sent tasks/get")
-    } else {
+    /// 2026-07-28: `Mcp-Name` names the task on every `tasks/get`.
+    fn mcp_name(&self, task: &Created, polls: &[Poll]) -> Check {
+        let name = |status| {
+            self.check(
+                "tasks-client-mcp-name",
+                "TasksClientMcpName",
+                "A 2026-07-28 client sends Mcp-Name with the taskId on tasks/get",
+                status,
+            )
+        };
+        if !self.version.is_modern() {
+            return name(CheckStatus::Skipped).error("2025-11-25 has no Mcp-Name header");
+        }
+        if polls.iter().any(|p| !p.over_http) {
+            return name(CheckStatus::Skipped)
+                .error("the client polled over stdio, which has no headers");
+        }
+        if polls.is_empty() {
+            return name(CheckStatus::Skipped).error("the client never sent tasks/get");
+        }
         let wrong: Vec<Value> = polls
             .iter()
             .filter(|p| p.mcp_name.as_deref() != Some(task.id.as_str()))
@@ -309,6 +367,141 @@ pub(super) fn checks(log: &Log, version: ProtocolVersion) -> Vec<Check> {
                     task.id
                 ))
         }
-    });
-    out
+    }
+}
+
+fn first_terminal(polls: &[Poll]) -> Option<usize> {
+    polls
+        .iter()
+        .position(|p| p.status.as_deref().is_some_and(|s| TERMINAL.contains(&s)))
+}
+
+const REACHED: (&str, &str) = (
+    "tasks-client-reached-terminal",
+    "TasksClientReachedTerminal",
+);
+const INTERVAL: (&str, &str) = ("tasks-client-poll-interval", "TasksClientPollInterval");
+const STOPS: (&str, &str) = ("tasks-client-stops-polling", "TasksClientStopsPolling");
+const NAME: (&str, &str) = ("tasks-client-mcp-name", "TasksClientMcpName");
+const ANSWERED: (&str, &str) = ("tasks-client-input-answered", "TasksClientInputAnswered");
+const CANCELLED: (&str, &str) = ("tasks-client-cancel-sent", "TasksClientCancelSent");
+
+pub(super) fn checks(log: &Log, version: ProtocolVersion) -> Vec<Check> {
+    let judge = Judge { log, version };
+    let (task, created) = match judge.created(TOOL, &[REACHED, INTERVAL, STOPS, NAME]) {
+        Ok(found) => found,
+        Err(checks) => return checks,
+    };
+    let polls = polls(log, &task.id);
+    vec![
+        created,
+        judge.reached_terminal(&task, &polls),
+        judge.poll_interval(&task, &polls),
+        judge.stops_polling(&task, &polls),
+        judge.mcp_name(&task, &polls),
+    ]
+}
+
+pub(super) fn input_checks(log: &Log, version: ProtocolVersion) -> Vec<Check> {
+    let judge = Judge { log, version };
+    let (task, created) = match judge.created(INPUT_TOOL, &[ANSWERED, REACHED]) {
+        Ok(found) => found,
+        Err(checks) => return checks,
+    };
+    let polls = polls(log, &task.id);
+    // 2026-07-28: `tasks/update` with the key; 2025-11-25: the answer to the request the
+    // server sent on the `tasks/result` stream.
+    let answered = if version.is_modern() {
+        log.mcp()
+            .from_client()
+            .method("tasks/update")
+            .all()
+            .into_iter()
+            .any(|m| {
+                m.params()["taskId"] == task.id.as_str()
+                    && m.params()["inputResponses"].get("confirm").is_some()
+            })
+    } else {
+        log.mcp()
+            .from_server()
+            .method("elicitation/create")
+            .all()
+            .into_iter()
+            .any(|asked| {
+                super::answer_to(log, asked)
+                    .is_some_and(|a| a.message.value().get("result").is_some())
+            })
+    };
+    let check = judge.check(
+        ANSWERED.0,
+        ANSWERED.1,
+        "The client answers the input a task asks for mid-task (input_required)",
+        if answered {
+            CheckStatus::Success
+        } else {
+            CheckStatus::Failure
+        },
+    );
+    let check = if answered {
+        check
+    } else {
+        let asked = log.mcp().from_server().method("elicitation/create").count() > 0;
+        check.error(if version.is_modern() {
+            format!(
+                "the client sent no tasks/update answering `confirm` for task {}",
+                task.id
+            )
+        } else if asked {
+            format!(
+                "the client did not answer the elicitation task {} sent on its tasks/result stream",
+                task.id
+            )
+        } else {
+            format!(
+                "the client did not answer the input task {} asked for: it never sent tasks/result, on whose stream the request comes",
+                task.id
+            )
+        })
+    };
+    vec![created, check, judge.reached_terminal(&task, &polls)]
+}
+
+pub(super) fn cancel_checks(log: &Log, version: ProtocolVersion) -> Vec<Check> {
+    let judge = Judge { log, version };
+    let (task, created) = match judge.created(CANCEL_TOOL, &[CANCELLED, STOPS]) {
+        Ok(found) => found,
+        Err(checks) => return checks,
+    };
+    let polls = polls(log, &task.id);
+    let sent = log
+        .mcp()
+        .from_client()
+        .method("tasks/cancel")
+        .all()
+        .into_iter()
+        .any(|m| {
+            m.params()["taskId"] == task.id.as_str()
+                && m.response
+                    .as_ref()
+                    .is_some_and(|r| r.value().get("result").is_some())
+        });
+    let check = judge.check(
+        CANCELLED.0,
+        CANCELLED.1,
+        "The client cancels a task it no longer wants with tasks/cancel",
+        if sent {
+            CheckStatus::Success
+        } else {
+            CheckStatus::Failure
+        },
+    );
+    let check = if sent {
+        check
+    } else {
+        check.error(format!(
+            "the client never cancelled task {}, which never ends",
+            task.id
+        ))
+    };
+    vec![created, check, judge.stops_polling(&task, &polls)]
 }
