@@ -88,6 +88,12 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
     };
     match scenario {
         "initialize" => {}
+        // rmcp starts a new session on a 404 by itself (`reinit_on_expired_session`).
+        "session-expired-reinitialize" => {
+            for _ in 0..3 {
+                println!("{}", call(&client, "count_me", json!({})).await?);
+            }
+        }
         "tools_call" | "tools-call" => {
             let result = call(&client, "add_numbers", json!({ "a": 5, "b": 3 })).await?;
             println!("{result}");
@@ -101,8 +107,9 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
             println!("{result}");
         }
         "sse-retry" => println!("{}", call(&client, "test_reconnection", json!({})).await?),
-        // Listing is all these ask; rmcp never fetches a schema's network `$ref`.
-        "request-metadata" | "json-schema-ref-no-deref" => {
+        // Listing is all these ask; rmcp never fetches a schema's network `$ref`, and it
+        // follows `nextCursor` to the last page.
+        "request-metadata" | "json-schema-ref-no-deref" | "pagination-followed" => {
             client.list_all_tools().await?;
         }
         // Echo the focal tool's schema as rmcp holds it: what it kept is what the grader sees.

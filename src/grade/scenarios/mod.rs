@@ -7,9 +7,11 @@ mod custom_headers;
 mod elicitation;
 mod json_schema;
 mod lifecycle;
+mod pagination;
 mod preservation;
 mod request_metadata;
 mod request_state;
+mod session;
 mod skills;
 mod sse_retry;
 mod standard_headers;
@@ -610,6 +612,26 @@ pub(super) const PLAYS: &[Play] = &[
         skills::verify_frontmatter_checks,
     )
     .allowing_client_error(),
+    Play::plain(
+        "pagination-followed",
+        "Tests that a client follows nextCursor through every page of tools/list; mcp-decoy's own",
+        ProtocolVersion::V2025_11_25,
+        pagination::server,
+        pagination::checks,
+    )
+    .in_list(List::Decoy),
+    Play {
+        stdio: false,
+        removed_in: Some(ProtocolVersion::V2026_07_28),
+        ..Play::plain(
+            "session-expired-reinitialize",
+            "Tests that a client whose session ended (404) starts a new one with initialize and goes on, never sending the old session id again; mcp-decoy's own",
+            ProtocolVersion::V2025_03_26,
+            session::server,
+            session::checks,
+        )
+    }
+    .in_list(List::Decoy),
     Play::plain(
         "tasks-client-poll",
         "Tests that a client runs a task-only tool as a task, polls it to a terminal status keeping its poll interval, stops, and names the task in Mcp-Name (2026-07-28); mcp-decoy's own",
