@@ -69,6 +69,7 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
             Implementation::new("conformance-client", "1.0.0"),
         )
         .with_protocol_version(ProtocolVersion::V_2025_11_25),
+        ListChanged::default(),
     );
     // Over stdio (`check-client --transport stdio`) the grader hands over the server's
     // command, which the client spawns.
@@ -88,6 +89,16 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
     };
     match scenario {
         "initialize" => {}
+        // A host that keeps its tool list fresh: told the list changed, it lists again.
+        "list-changed-relisted" => {
+            client.list_all_tools().await?;
+            println!("{}", call(&client, "refresh_catalog", json!({})).await?);
+            let told = client.service().list_changed.notified();
+            tokio::time::timeout(std::time::Duration::from_secs(5), told)
+                .await
+                .map_err(|_| "no notifications/tools/list_changed within 5 s")?;
+            client.list_all_tools().await?;
+        }
         // rmcp starts a new session on a 404 by itself (`reinit_on_expired_session`).
         "session-expired-reinitialize" => {
             for _ in 0..3 {
@@ -801,12 +812,30 @@ fn frontmatter(text: &str) -> Result<Map<String, Value>, Box<dyn std::error::Err
 }
 
 /// The client's side of server requests: an elicitation is accepted with the defaults its
-/// schema gives (SEP-1034), as a user who changes nothing.
-struct Handler(ClientConfig);
+/// schema gives (SEP-1034), as a user who changes nothing; a changed tool list is told to
+/// whoever waits on `list_changed`.
+struct Handler(ClientConfig, ListChanged);
+
+/// Set when the server says the tool list changed (a permit is kept until taken).
+#[derive(Default)]
+struct ListChanged {
+    list_changed: tokio::sync::Notify,
+}
+
+impl std::ops::Deref for Handler {
+    type Target = ListChanged;
+    fn deref(&self) -> &ListChanged {
+        &self.1
+    }
+}
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         self.0.clone()
+    }
+
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.list_changed.notify_one();
     }
 
     async fn create_elicitation(

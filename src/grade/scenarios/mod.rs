@@ -7,6 +7,7 @@ mod custom_headers;
 mod elicitation;
 mod json_schema;
 mod lifecycle;
+mod list_changed;
 mod pagination;
 mod preservation;
 mod request_metadata;
@@ -619,6 +620,18 @@ pub(super) const PLAYS: &[Play] = &[
         pagination::server,
         pagination::checks,
     )
+    .in_list(List::Decoy),
+    Play {
+        // 2026-07-28 sends list changes on `subscriptions/listen` streams only.
+        removed_in: Some(ProtocolVersion::V2026_07_28),
+        ..Play::plain(
+            "list-changed-relisted",
+            "Tests that a client lists the tools again after notifications/tools/list_changed; mcp-decoy's own",
+            ProtocolVersion::V2025_03_26,
+            list_changed::server,
+            list_changed::checks,
+        )
+    }
     .in_list(List::Decoy),
     Play {
         stdio: false,
