@@ -43,14 +43,7 @@ pub(super) fn checks(log: &Log, _version: ProtocolVersion) -> Vec<Check> {
         .first()
         .map(|(record, _)| record.at)
     else {
-        let called = log
-            .mcp()
-            .from_client()
-            .method("tools/call")
-            .all()
-            .into_iter()
-            .any(|m| m.params()["name"] == TOOL);
-        let why = if called {
+        let why = if super::called(log, TOOL) {
             format!(
                 "the client called {TOOL} but opened no stream the server could send {NOTIFICATION} on (a GET stream), so it never heard of the change"
             )

@@ -735,6 +735,16 @@ fn first_request<'a>(log: &'a Log, method: &str) -> Option<&'a RpcMessage> {
     log.mcp().from_client().method(method).first()
 }
 
+/// Whether the client called the tool `tool` (whatever came of it).
+fn called(log: &Log, tool: &str) -> bool {
+    log.mcp()
+        .from_client()
+        .method("tools/call")
+        .all()
+        .into_iter()
+        .any(|m| m.params()["name"] == tool)
+}
+
 /// The client's answer to the server's request `asked` (a record of its own: the client
 /// sent it in its own HTTP request).
 fn answer_to<'a>(log: &'a Log, asked: &RpcMessage) -> Option<&'a RpcMessage> {

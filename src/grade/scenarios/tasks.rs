@@ -200,15 +200,7 @@ impl Judge<'_> {
             let success = check(CheckStatus::Success).details(json!({ "taskId": task.id }));
             return Ok((task, success));
         }
-        let called = self
-            .log
-            .mcp()
-            .from_client()
-            .method("tools/call")
-            .all()
-            .into_iter()
-            .any(|m| m.params()["name"] == tool);
-        let why = if called {
+        let why = if super::called(self.log, tool) {
             format!(
                 "the client called {tool} but not as a task ({}), so no task was created",
                 if self.version.is_modern() {
