@@ -73,6 +73,18 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
     );
     // Over stdio (`check-client --transport stdio`) the grader hands over the server's
     // command, which the client spawns.
+    // rmcp's `Auto` mode probes 2026-07-28 and falls back to `initialize`.
+    if scenario == "era-fallback-initialize" {
+        let transport = StreamableHttpClientTransport::from_uri(url.to_string());
+        let auto = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        };
+        let client = handler.serve_with_lifecycle(transport, auto).await?;
+        println!("{}", call(&client, "hello", json!({})).await?);
+        client.cancel().await?;
+        return Ok(());
+    }
     let client = if std::env::var("MCP_CONFORMANCE_TRANSPORT").as_deref() == Ok("stdio") {
         let words: Vec<String> =
             serde_json::from_str(&std::env::var("MCP_CONFORMANCE_SERVER_COMMAND")?)?;

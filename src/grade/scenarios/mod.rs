@@ -5,6 +5,7 @@
 mod auth;
 mod custom_headers;
 mod elicitation;
+mod fallback;
 mod json_schema;
 mod lifecycle;
 mod list_changed;
@@ -642,6 +643,18 @@ pub(super) const PLAYS: &[Play] = &[
             ProtocolVersion::V2025_03_26,
             session::server,
             session::checks,
+        )
+    }
+    .in_list(List::Decoy),
+    Play {
+        stdio: false,
+        removed_in: Some(ProtocolVersion::V2026_07_28),
+        ..Play::plain(
+            "era-fallback-initialize",
+            "Tests that a client preferring 2026-07-28, refused by a server of the legacy revisions only, falls back to initialize and works; mcp-decoy's own",
+            ProtocolVersion::V2025_11_25,
+            fallback::server,
+            fallback::checks,
         )
     }
     .in_list(List::Decoy),
