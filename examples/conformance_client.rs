@@ -111,6 +111,17 @@ async fn run(url: &str, scenario: &str) -> Result<(), Box<dyn std::error::Error>
                 .map_err(|_| "no notifications/tools/list_changed within 5 s")?;
             client.list_all_tools().await?;
         }
+        // Gives up after 1 s: dropping rmcp's call sends `notifications/cancelled`.
+        "cancel-on-timeout" => {
+            let waited = tokio::time::timeout(
+                std::time::Duration::from_secs(1),
+                call(&client, "stall", json!({})),
+            )
+            .await;
+            println!("gave up: {}", waited.is_err());
+            // rmcp sends the notification from its own task: let it go out before closing.
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
         // rmcp starts a new session on a 404 by itself (`reinit_on_expired_session`).
         "session-expired-reinitialize" => {
             for _ in 0..3 {

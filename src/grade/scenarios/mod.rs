@@ -18,6 +18,7 @@ mod skills;
 mod sse_retry;
 mod standard_headers;
 mod tasks;
+mod timeout;
 mod tools;
 
 use serde_json::Value;
@@ -657,6 +658,14 @@ pub(super) const PLAYS: &[Play] = &[
             fallback::checks,
         )
     }
+    .in_list(List::Decoy),
+    Play::plain(
+        "cancel-on-timeout",
+        "Tests that a client that stops waiting for a slow tool call cancels it (notifications/cancelled; at 2026-07-28 closing the stream also does); mcp-decoy's own",
+        ProtocolVersion::V2025_11_25,
+        timeout::server,
+        timeout::checks,
+    )
     .in_list(List::Decoy),
     Play::plain(
         "tasks-client-poll",
