@@ -37,7 +37,8 @@ impl StdioTarget {
         .map_err(|e| format!("no stdio command for the server: {e}"))?;
         let token = command
             .get_envs()
-            .find_map(|(_, value)| value.map(OsString::from))
+            .find(|(name, _)| *name == crate::engine::transport::attach::TOKEN_ENV)
+            .and_then(|(_, value)| value.map(OsString::from))
             .ok_or("the stdio command carries no token")?;
         let folder = std::env::temp_dir().join(format!(
             "mcp-decoy-grade-{}",

@@ -40,7 +40,10 @@ pub async fn run(args: &StdioArgs, config_dir: &Path) -> i32 {
     if let Some(addr) = args.attach {
         let from_file = match &args.token_file {
             None => None,
-            Some(path) => match bridge::token_from_file(path) {
+            Some(path) => match crate::file::read_regular(path, 4096)
+                .map_err(std::io::Error::from)
+                .and_then(|text| bridge::token_in(&text))
+            {
                 Ok(token) => Some(token),
                 Err(error) => {
                     eprintln!("mcp-decoy stdio: --token-file {}: {error}", path.display());

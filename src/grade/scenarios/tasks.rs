@@ -93,10 +93,12 @@ fn reference(version: ProtocolVersion) -> SpecReference {
     }
 }
 
-/// The task the client's call created: its id and the interval it was asked to keep.
+/// The task the client's call created: its id, the interval it was asked to keep, and the
+/// client's polls of it.
 struct Created {
     id: String,
     interval: Duration,
+    polls: Vec<Poll>,
 }
 
 /// One `tasks/get` of the task: when it arrived, the status it was answered, and its
@@ -123,8 +125,10 @@ fn created(log: &Log, tool: &str) -> Option<Created> {
             } else {
                 (&result["task"], &result["task"]["pollInterval"])
             };
+            let id = task["taskId"].as_str()?.to_string();
             Some(Created {
-                id: task["taskId"].as_str()?.to_string(),
+                polls: polls(log, &id),
+                id,
                 interval: Duration::from_millis(interval.as_u64().unwrap_or(POLL_INTERVAL_MS)),
             })
         })
@@ -228,7 +232,8 @@ impl Judge<'_> {
     }
 
     /// Followed (or, in 2025-11-25, fetched) to a terminal status.
-    fn reached_terminal(&self, task: &Created, polls: &[Poll]) -> Check {
+    fn reached_terminal(&self, task: &Created) -> Check {
+        let polls = &task.polls;
         let seen = first_terminal(polls).is_some();
         let fetched = !self.version.is_modern() && result_fetched(self.log, &task.id);
         let last_seen = polls
@@ -260,7 +265,8 @@ impl Judge<'_> {
     }
 
     /// The interval between polls.
-    fn poll_interval(&self, task: &Created, polls: &[Poll]) -> Check {
+    fn poll_interval(&self, task: &Created) -> Check {
+        let polls = &task.polls;
         let gaps: Vec<Duration> = polls
             .windows(2)
             .map(|pair| (pair[1].at - pair[0].at).to_std().unwrap_or_default())
@@ -298,7 +304,8 @@ impl Judge<'_> {
     }
 
     /// No polls after the task ended.
-    fn stops_polling(&self, task: &Created, polls: &[Poll]) -> Check {
+    fn stops_polling(&self, task: &Created) -> Check {
+        let polls = &task.polls;
         let after = first_terminal(polls).map_or(0, |at| polls.len() - at - 1);
         let check = self
             .check(
@@ -323,7 +330,8 @@ impl Judge<'_> {
     }
 
     /// 2026-07-28: `Mcp-Name` names the task on every `tasks/get`.
-    fn mcp_name(&self, task: &Created, polls: &[Poll]) -> Check {
+    fn mcp_name(&self, task: &Created) -> Check {
+        let polls = &task.polls;
         let name = |status| {
             self.check(
                 "tasks-client-mcp-name",
@@ -384,13 +392,12 @@ pub(super) fn checks(log: &Log, version: ProtocolVersion) -> Vec<Check> {
         Ok(found) => found,
         Err(checks) => return checks,
     };
-    let polls = polls(log, &task.id);
     vec![
         created,
-        judge.reached_terminal(&task, &polls),
-        judge.poll_interval(&task, &polls),
-        judge.stops_polling(&task, &polls),
-        judge.mcp_name(&task, &polls),
+        judge.reached_terminal(&task),
+        judge.poll_interval(&task),
+        judge.stops_polling(&task),
+        judge.mcp_name(&task),
     ]
 }
 
@@ -400,7 +407,6 @@ pub(super) fn input_checks(log: &Log, version: ProtocolVersion) -> Vec<Check> {
         Ok(found) => found,
         Err(checks) => return checks,
     };
-    let polls = polls(log, &task.id);
     // 2026-07-28: `tasks/update` with the key; 2025-11-25: the answer to the request the
     // server sent on the `tasks/result` stream.
     let answered = if version.is_modern() {
@@ -455,7 +461,7 @@ pub(super) fn input_checks(log: &Log, version: ProtocolVersion) -> Vec<Check> {
             )
         })
     };
-    vec![created, check, judge.reached_terminal(&task, &polls)]
+    vec![created, check, judge.reached_terminal(&task)]
 }
 
 pub(super) fn cancel_checks(log: &Log, version: ProtocolVersion) -> Vec<Check> {
@@ -464,7 +470,6 @@ pub(super) fn cancel_checks(log: &Log, version: ProtocolVersion) -> Vec<Check> {
         Ok(found) => found,
         Err(checks) => return checks,
     };
-    let polls = polls(log, &task.id);
     let sent = log
         .mcp()
         .from_client()
@@ -495,5 +500,5 @@ pub(super) fn cancel_checks(log: &Log, version: ProtocolVersion) -> Vec<Check> {
             task.id
         ))
     };
-    vec![created, check, judge.stops_polling(&task, &polls)]
+    vec![created, check, judge.stops_polling(&task)]
 }

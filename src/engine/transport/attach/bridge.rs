@@ -230,14 +230,11 @@ pub(crate) fn read_frame(read: &mut impl Read) -> io::Result<Option<(u8, Vec<u8>
     Ok(Some((head[0], payload)))
 }
 
-/// The attach token in the first line of `path` (the grader writes it there, readable by
-/// its owner only, for clients that do not pass their environment on).
+/// The attach token in the first line of `text`, a token file's contents (the grader writes
+/// one, readable by its owner only, for clients that do not pass their environment on).
 #[cfg(any(mcp_decoy_bridge, feature = "decoy-cli"))]
-pub(crate) fn token_from_file(path: &std::path::Path) -> io::Result<String> {
-    let mut text = String::new();
-    std::fs::File::open(path)?
-        .take(4096)
-        .read_to_string(&mut text)?;
+pub(crate) fn token_in(text: &[u8]) -> io::Result<String> {
+    let text = String::from_utf8_lossy(text);
     let token = text.lines().next().unwrap_or_default().trim().to_string();
     if token.is_empty() {
         return Err(io::Error::new(
@@ -246,6 +243,23 @@ pub(crate) fn token_from_file(path: &std::path::Path) -> io::Result<String> {
         ));
     }
     Ok(token)
+}
+
+/// The bridge's own read of a token file (it builds on the standard library alone): only a
+/// regular file, so a FIFO named here cannot hold the open, and only its first 4 KiB.
+#[cfg(mcp_decoy_bridge)]
+fn token_from_file(path: &std::path::Path) -> io::Result<String> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    let mut text = Vec::new();
+    std::fs::File::open(path)?
+        .take(4096)
+        .read_to_end(&mut text)?;
+    token_in(&text)
 }
 
 /// The program the build script makes of this file: `stdio --attach ADDR [--token-file
